@@ -1,0 +1,50 @@
+"""misi_geom: structures and geometry for misi.
+
+Complexes as flat numpy arrays (:class:`Complex`), PDBbind loading, SE(3) motions, canonical views,
+cameras and projection, and the geometric hydrogen-bond detector.
+"""
+
+from misi_geom.camera import Camera, Projection, ScreenCoords, fit_camera
+from misi_geom.complex import (
+    Complex,
+    Residue,
+    heavy_mask,
+    ligand_mask,
+    pocket_mask,
+    residue_mask,
+    residue_starts,
+)
+from misi_geom.errors import MisiInputError
+from misi_geom.transform import (
+    SE3,
+    SIX_VIEWS,
+    THREE_VIEWS,
+    VIEW_NAMES,
+    Axis,
+    ViewName,
+    rotation_matrix,
+    view_rotation,
+)
+
+__all__ = [
+    "Axis",
+    "Camera",
+    "Complex",
+    "MisiInputError",
+    "Projection",
+    "Residue",
+    "SE3",
+    "SIX_VIEWS",
+    "ScreenCoords",
+    "THREE_VIEWS",
+    "VIEW_NAMES",
+    "ViewName",
+    "fit_camera",
+    "heavy_mask",
+    "ligand_mask",
+    "pocket_mask",
+    "residue_mask",
+    "residue_starts",
+    "rotation_matrix",
+    "view_rotation",
+]

@@ -1,0 +1,1 @@
+"""misi_tasks: the nine MiSI-Bench task generators, dataset writers, scoring and CLIs."""
