@@ -15,6 +15,15 @@ from misi_geom.complex import (
     residue_starts,
 )
 from misi_geom.errors import MisiInputError
+from misi_geom.io import (
+    LoadFailure,
+    find_complex_dirs,
+    load_complex,
+    load_complexes,
+    pocket_from_protein,
+    read_ligand,
+    read_structure,
+)
 from misi_geom.transform import (
     SE3,
     SIX_VIEWS,
@@ -39,7 +48,14 @@ __all__ = [
     "THREE_VIEWS",
     "VIEW_NAMES",
     "ViewName",
+    "find_complex_dirs",
     "fit_camera",
+    "load_complex",
+    "load_complexes",
+    "LoadFailure",
+    "pocket_from_protein",
+    "read_ligand",
+    "read_structure",
     "heavy_mask",
     "ligand_mask",
     "pocket_mask",

@@ -1,0 +1,410 @@
+"""Reading PDBbind-layout complexes into :class:`~misi_geom.complex.Complex`.
+
+A complex folder ``<id>/`` holds ``<id>_pocket.pdb`` (or ``.cif``), optionally ``<id>_protein.pdb``,
+and ``<id>_ligand.mol2`` and/or ``<id>_ligand.sdf``.  gemmi reads the pocket/protein (PDB or
+mmCIF), RDKit reads the ligand.  Clean-up steps, each a small function:
+
+- waters and solvent (:data:`SOLVENT_NAMES`) are removed; metal ions and cofactors stay;
+- alternate locations: per residue, the conformer with the highest total occupancy is kept
+  (ties: the first altloc letter);
+- hydrogens (and deuterium) are kept and flagged ``is_hydrogen``;
+- only the first model of a multi-model file is used.
+
+Ligand reading order (the first that works wins): mol2 sanitised, SDF sanitised, mol2 without
+sanitisation, SDF without sanitisation (partial sanitisation: ring info and implicit valences
+only).  mol2 atoms keep their file names; SDF atoms are named element + running index per element
+(``C1``, ``C2``, ``O1``, as ChimeraX does) -- unless a mol2 file of the same atoms sits beside the
+SDF, whose names (and SYBYL types) are then used, so labels and answers keep the mol2 names even
+when RDKit can only parse the SDF.  The ligand's residue name is ``LIG``.
+
+Every problem with a file raises :class:`~misi_geom.errors.MisiInputError` with one line naming the
+file and the problem.  :func:`load_complexes` loads many folders and reports failures instead.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Literal
+
+import numpy as np
+
+from misi_geom.bonds import covalent_bonds
+from misi_geom.complex import Complex
+from misi_geom.elements import KNOWN_ELEMENTS, normalize_element
+from misi_geom.errors import MisiInputError
+
+__all__ = [
+    "SOLVENT_NAMES",
+    "LIGAND_RES_NAME",
+    "LigandFormat",
+    "LoadFailure",
+    "read_structure",
+    "read_ligand",
+    "find_ligand_file",
+    "load_complex",
+    "find_complex_dirs",
+    "load_complexes",
+    "pocket_from_protein",
+]
+
+LigandFormat = Literal["auto", "mol2", "sdf"]
+
+#: Residue names removed as solvent.
+SOLVENT_NAMES: frozenset[str] = frozenset(
+    "HOH WAT H2O DOD D2O TIP TIP3 TIP4 TIP5 SPC SOL T3P T4P T5P".split()
+)
+LIGAND_RES_NAME = "LIG"
+#: Largest pocket/protein (atoms) accepted, to fail fast on a mistaken input.
+MAX_ATOMS = 500_000
+#: Largest gap (Å) between the ligand and the nearest pocket heavy atom.
+MAX_LIGAND_GAP = 8.0
+
+
+# --- proteins and pockets (gemmi) -----------------------------------------------------------
+def _check_file(path: Path) -> None:
+    if not path.is_file():
+        raise MisiInputError(path, "file not found")
+    if path.stat().st_size == 0:
+        raise MisiInputError(path, "file is empty")
+
+
+def _atom_records(path: Path) -> list[tuple]:
+    """Raw atom rows of the first model: (chain, seq, icode, resname, name, element, altloc, occ, x, y, z)."""
+    import gemmi
+
+    try:
+        st = gemmi.read_structure(str(path), merge_chain_parts=True)
+    except Exception as exc:  # gemmi raises RuntimeError/ValueError with multi-line text
+        raise MisiInputError(path, f"not a readable PDB/mmCIF file ({str(exc).splitlines()[0]})") from None
+    if len(st) == 0:
+        raise MisiInputError(path, "no atoms (not a PDB/mmCIF file?)")
+    rows = []
+    for chain in st[0]:
+        for res in chain:
+            for at in res:
+                p = at.pos
+                rows.append(
+                    (chain.name, res.seqid.num, res.seqid.icode.strip(), res.name.strip(), at.name,
+                     at.element.name, at.altloc, at.occ, p.x, p.y, p.z)
+                )
+                if len(rows) > MAX_ATOMS:
+                    raise MisiInputError(path, f"more than {MAX_ATOMS} atoms: too large for a pocket")
+    return rows
+
+
+def _drop_solvent(rows: list[tuple]) -> list[tuple]:
+    return [r for r in rows if r[3].upper() not in SOLVENT_NAMES]
+
+
+def _keep_best_altloc(rows: list[tuple]) -> list[tuple]:
+    """Per residue, keep atoms without altloc plus those of the highest-occupancy altloc."""
+    occ: dict[tuple, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for r in rows:
+        if r[6] not in ("\x00", " ", ""):
+            occ[r[:3]][r[6]] += r[7]
+    if not occ:
+        return rows
+    best = {key: min(alts, key=lambda a: (-round(alts[a], 6), a)) for key, alts in occ.items()}
+    return [r for r in rows if r[6] in ("\x00", " ", "") or best[r[:3]] == r[6]]
+
+
+def read_structure(path: str | Path, *, pdb_id: str = "") -> Complex:
+    """Read a pocket or protein file (PDB or mmCIF) as a non-ligand :class:`Complex`.
+
+    Waters/solvent are removed, alt-locs resolved, bonds assigned from covalent radii.
+    ``res_index`` numbers residues 0..R-1 in file order.
+    """
+    path = Path(path)
+    _check_file(path)
+    rows = _keep_best_altloc(_drop_solvent(_atom_records(path)))
+    if not rows:
+        raise MisiInputError(path, "no atoms left after removing waters and solvent")
+    chain, seq, icode, resname, name, elem, _alt, _occ, x, y, z = zip(*rows)
+    element = np.array([normalize_element("H" if e.upper() == "D" else e) for e in elem], dtype="<U2")
+    unknown = ~np.isin(element, list(KNOWN_ELEMENTS))
+    if unknown.any():
+        k = int(np.flatnonzero(unknown)[0])
+        raise MisiInputError(path, f"unknown element {elem[k]!r} for atom {name[k]} of {resname[k]} {seq[k]}")
+    coord = np.column_stack([x, y, z]).astype(np.float64)
+    if not np.all(np.isfinite(coord)):
+        raise MisiInputError(path, "non-finite (NaN or infinite) coordinates")
+    key = list(zip(chain, seq, icode, resname))
+    res_index = np.zeros(len(rows), dtype=np.int32)
+    for k in range(1, len(rows)):
+        res_index[k] = res_index[k - 1] + (key[k] != key[k - 1])
+    c = Complex.from_atoms(
+        coord,
+        element,
+        list(name),
+        res_name=list(resname),
+        res_id=list(seq),
+        ins_code=list(icode),
+        chain_id=list(chain),
+        res_index=res_index,
+        is_ligand=False,
+        pdb_id=pdb_id,
+    )
+    bonds = covalent_bonds(c)
+    return Complex(**{**_fields(c), "bonds": bonds, "bond_order": np.ones(len(bonds), np.float32)})
+
+
+def _fields(c: Complex) -> dict:
+    from dataclasses import fields
+
+    return {f.name: getattr(c, f.name) for f in fields(c)}
+
+
+# --- ligands (RDKit) ------------------------------------------------------------------------
+def _mol_from_file(path: Path, sanitize: bool):
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        if path.suffix.lower() == ".mol2":
+            mol = Chem.MolFromMol2File(str(path), sanitize=sanitize, removeHs=False)
+        else:
+            suppl = Chem.SDMolSupplier(str(path), sanitize=sanitize, removeHs=False)
+            mol = next(iter(suppl), None) if len(suppl) else None
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+    if mol is not None and not sanitize:
+        mol.UpdatePropertyCache(strict=False)
+        Chem.FastFindRings(mol)
+    return mol
+
+
+def _ligand_atom_names(mol, from_mol2: bool) -> list[str]:
+    names, counts = [], defaultdict(int)
+    for atom in mol.GetAtoms():
+        if from_mol2 and atom.HasProp("_TriposAtomName"):
+            names.append(atom.GetProp("_TriposAtomName").strip())
+        else:
+            sym = atom.GetSymbol()
+            counts[sym] += 1
+            names.append(f"{sym}{counts[sym]}")
+    return names
+
+
+def read_ligand(path: str | Path, *, sanitize: bool | None = None, pdb_id: str = "") -> tuple[Complex, object]:
+    """Read one ligand file (mol2 or SDF) as a ligand :class:`Complex` plus its RDKit ``Mol``.
+
+    The Mol's atoms are in the same order as the Complex's rows (hydrogens included).
+    ``sanitize=None`` tries sanitised first, then unsanitised.
+    """
+    path = Path(path)
+    _check_file(path)
+    if path.suffix.lower() not in (".mol2", ".sdf", ".mol"):
+        raise MisiInputError(path, "ligand must be a .mol2 or .sdf file")
+    mol = None
+    for s in ([True, False] if sanitize is None else [sanitize]):
+        mol = _mol_from_file(path, s)
+        if mol is not None:
+            break
+    if mol is None or mol.GetNumAtoms() == 0:
+        raise MisiInputError(path, "RDKit cannot read a molecule from this file")
+    return _ligand_complex(path, mol, pdb_id), mol
+
+
+def _ligand_complex(path: Path, mol, pdb_id: str) -> Complex:
+    if mol.GetNumConformers() == 0:
+        raise MisiInputError(path, "ligand has no 3D coordinates")
+    coord = np.asarray(mol.GetConformer().GetPositions(), dtype=np.float64)
+    if not np.all(np.isfinite(coord)):
+        raise MisiInputError(path, "non-finite (NaN or infinite) coordinates")
+    symbols = [a.GetSymbol() for a in mol.GetAtoms()]
+    bad = [s for s in symbols if s not in KNOWN_ELEMENTS]
+    if bad:
+        raise MisiInputError(path, f"unknown element {bad[0]!r}")
+    symbols = ["H" if s == "D" else s for s in symbols]
+    is_mol2 = path.suffix.lower() == ".mol2"
+    bonds = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx()) for b in mol.GetBonds()]
+    order = [b.GetBondTypeAsDouble() for b in mol.GetBonds()]
+    types = [a.GetProp("_TriposAtomType") if a.HasProp("_TriposAtomType") else "" for a in mol.GetAtoms()]
+    c = Complex.from_atoms(
+        coord,
+        symbols,
+        _ligand_atom_names(mol, is_mol2),
+        res_name=LIGAND_RES_NAME,
+        res_id=1,
+        res_index=np.zeros(len(coord), np.int32),
+        is_ligand=True,
+        formal_charge=[a.GetFormalCharge() for a in mol.GetAtoms()],
+        atom_type=types,
+        bonds=bonds,
+        bond_order=order,
+        pdb_id=pdb_id,
+    )
+    if c.is_hydrogen.all():
+        raise MisiInputError(path, "ligand has no heavy atoms")
+    return c
+
+
+def find_ligand_file(folder: Path, pdb_id: str, fmt: str) -> list[Path]:
+    """Candidate ligand files in reading order for ``fmt`` ("auto", "mol2" or "sdf")."""
+    exts = {"auto": [".mol2", ".sdf"], "mol2": [".mol2"], "sdf": [".sdf"]}[fmt]
+    return [folder / f"{pdb_id}_ligand{e}" for e in exts if (folder / f"{pdb_id}_ligand{e}").is_file()]
+
+
+def _mol2_atoms(path: Path) -> list[tuple[str, str, np.ndarray]]:
+    """(name, SYBYL type, xyz) of each atom line of a mol2 file's first molecule; [] if unreadable."""
+    out, inside = [], False
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        if line.startswith("@<TRIPOS>"):
+            if inside:
+                break
+            inside = line.strip() == "@<TRIPOS>ATOM"
+            continue
+        parts = line.split()
+        if inside and len(parts) >= 6:
+            try:
+                out.append((parts[1], parts[5], np.array(parts[2:5], dtype=np.float64)))
+            except ValueError:
+                return []
+    return out
+
+
+def _names_from_mol2(lig: Complex, mol2: Path) -> Complex:
+    """Give an SDF-read ligand the atom names and types of a mol2 file of the same atoms.
+
+    Used when RDKit can read only the SDF: answers and labels then still use the mol2 names that
+    ChimeraX (and the MiSI-Bench files) use.  Applied only if every atom matches in order
+    (element and coordinates within 0.01 Å).
+    """
+    atoms = _mol2_atoms(mol2)
+    if len(atoms) != len(lig):
+        return lig
+    xyz = np.array([a[2] for a in atoms])
+    elem = [normalize_element(a[1].split(".")[0]) for a in atoms]
+    if np.abs(xyz - lig.coord).max() > 0.01 or any(e != x for e, x in zip(elem, lig.element)):
+        return lig
+    names = np.array([a[0] for a in atoms], dtype="<U8")
+    types = np.array([a[1] for a in atoms], dtype="<U8")
+    return Complex(**{**_fields(lig), "atom_name": names, "atom_type": types})
+
+
+def _read_ligand_any(folder: Path, pdb_id: str, fmt: LigandFormat) -> tuple[Complex, object, Path]:
+    files = find_ligand_file(folder, pdb_id, fmt)
+    if not files:
+        raise MisiInputError(folder / f"{pdb_id}_ligand.mol2", f"missing ligand (no {pdb_id}_ligand.mol2 or .sdf)")
+    errors = []
+    for sanitize in (True, False):
+        for f in files:
+            try:
+                lig, mol = read_ligand(f, sanitize=sanitize, pdb_id=pdb_id)
+                mol2 = folder / f"{pdb_id}_ligand.mol2"
+                if f.suffix.lower() != ".mol2" and mol2.is_file():
+                    lig = _names_from_mol2(lig, mol2)
+                return lig, mol, f
+            except MisiInputError as exc:
+                errors.append(exc.problem)
+    raise MisiInputError(files[0], f"ligand unreadable in every format ({'; '.join(dict.fromkeys(errors))})")
+
+
+# --- whole complexes ------------------------------------------------------------------------
+def pocket_from_protein(protein: Complex, ligand: Complex, cutoff: float = 10.0) -> Complex:
+    """Whole residues of ``protein`` with any atom within ``cutoff`` Å of a ligand heavy atom."""
+    from scipy.spatial import cKDTree
+
+    heavy = ligand.coord[~ligand.is_hydrogen]
+    near = cKDTree(heavy).query(protein.coord, k=1, distance_upper_bound=cutoff)[0] <= cutoff
+    keep = np.isin(protein.res_index, np.unique(protein.res_index[near]))
+    pocket = protein[keep]
+    # renumber residues 0..R-1 so neighbouring pocket residues alternate colours
+    _, res_index = np.unique(pocket.res_index, return_inverse=True)
+    return Complex(**{**_fields(pocket), "res_index": res_index.astype(np.int32)})
+
+
+def _pocket_file(folder: Path, pdb_id: str) -> Path | None:
+    for name in (f"{pdb_id}_pocket.pdb", f"{pdb_id}_pocket.cif", f"{pdb_id}_pocket.ent"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def load_complex(
+    folder: str | Path,
+    *,
+    ligand_format: LigandFormat = "auto",
+    pocket_cutoff: float = 10.0,
+    max_ligand_gap: float = MAX_LIGAND_GAP,
+    with_mol: bool = False,
+):
+    """Load ``folder`` (named after the PDB id) as pocket + ligand.
+
+    Without a pocket file, the pocket is built from ``<id>_protein.pdb`` (:func:`pocket_from_protein`).
+    The ligand's ``res_index`` is one past the last pocket residue.  With ``with_mol=True`` returns
+    ``(complex, rdkit_mol)``, the Mol's atoms matching the complex's ligand rows in order.
+    """
+    folder = Path(folder)
+    pdb_id = folder.name
+    if not folder.is_dir():
+        raise MisiInputError(folder, "not a folder")
+    ligand, mol, lig_path = _read_ligand_any(folder, pdb_id, ligand_format)
+    pocket_path = _pocket_file(folder, pdb_id)
+    if pocket_path is not None:
+        pocket = read_structure(pocket_path, pdb_id=pdb_id)
+    else:
+        protein_path = folder / f"{pdb_id}_protein.pdb"
+        if not protein_path.is_file():
+            raise MisiInputError(folder, f"no {pdb_id}_pocket.pdb and no {pdb_id}_protein.pdb")
+        pocket_path = protein_path
+        pocket = pocket_from_protein(read_structure(protein_path, pdb_id=pdb_id), ligand, pocket_cutoff)
+    heavy_pocket = pocket.coord[~pocket.is_hydrogen]
+    if len(heavy_pocket) == 0:
+        raise MisiInputError(pocket_path, "no pocket heavy atoms (near the ligand)")
+    from scipy.spatial import cKDTree
+
+    gap = float(cKDTree(heavy_pocket).query(ligand.coord[~ligand.is_hydrogen], k=1)[0].min())
+    if gap > max_ligand_gap:
+        raise MisiInputError(
+            lig_path, f"ligand is {gap:.1f} Å from the nearest pocket atom (more than {max_ligand_gap:g} Å): wrong files?"
+        )
+    n_res = int(pocket.res_index.max()) + 1
+    ligand = Complex(**{**_fields(ligand), "res_index": np.full(len(ligand), n_res, np.int32)})
+    c = Complex.concatenate([pocket, ligand], pdb_id=pdb_id)
+    return (c, mol) if with_mol else c
+
+
+def find_complex_dirs(root: str | Path) -> list[Path]:
+    """``root`` itself if it is a complex folder, else its complex sub-folders, sorted by name."""
+    root = Path(root)
+    if not root.is_dir():
+        raise MisiInputError(root, "input folder not found")
+
+    def is_complex(d: Path) -> bool:
+        return any(d.glob(f"{d.name}_ligand.*")) or any(d.glob(f"{d.name}_pocket.*")) or any(
+            d.glob(f"{d.name}_protein.*")
+        )
+
+    if is_complex(root):
+        return [root]
+    return sorted((d for d in root.iterdir() if d.is_dir() and is_complex(d)), key=lambda d: d.name)
+
+
+@dataclass(frozen=True)
+class LoadFailure:
+    """A complex that could not be loaded: its id and the one-line reason."""
+
+    pdb_id: str
+    message: str
+
+
+def load_complexes(folders: Iterable[str | Path] | str | Path, **kwargs) -> tuple[list[Complex], list[LoadFailure]]:
+    """Load many complexes; bad ones are skipped and reported, never fatal.
+
+    ``folders`` is a root folder (see :func:`find_complex_dirs`) or an iterable of complex folders.
+    """
+    dirs = find_complex_dirs(folders) if isinstance(folders, (str, Path)) else [Path(f) for f in folders]
+    ok, failed = [], []
+    for d in dirs:
+        try:
+            ok.append(load_complex(d, **kwargs))
+        except MisiInputError as exc:
+            failed.append(LoadFailure(d.name, str(exc)))
+    return ok, failed
