@@ -1,0 +1,361 @@
+"""On-disk dataset format shared by the generator (``misi-gen``) and the scorer (``misi-eval``).
+
+Layout (binding contract)::
+
+    OUT/README.md                                   dataset card (written by the generator)
+    OUT/data/<task>/<split>-<i:05d>-of-<n:05d>.parquet
+
+``<task>`` is a registry name from :mod:`misi_tasks.names`, ``<split>`` is ``train`` or
+``test``. One row per item, columns in this order:
+
+==============  ===========================  ===============================================
+column          Arrow type                   content
+==============  ===========================  ===============================================
+``id``          string                       unique item id, e.g. ``translation/test/2pyy/003``
+``task``        string                       registry name, e.g. ``translation``
+``task_code``   string                       ``T1`` ... ``T9``
+``split``       string                       ``train`` or ``test``
+``complex_id``  string                       PDB id of the complex, e.g. ``2pyy``
+``question``    string                       the prompt
+``images``      list<struct<bytes, path>>    Hugging Face ``Image`` structs with PNG bytes
+``image_roles`` list<string>                 one per image, e.g. ``c1 front``, ``option A``
+``options``     list<string>                 4 options (A-D) for MC tasks, else empty
+``answer``      string                       exact answer string (spec section 3)
+``metadata``    string                       JSON object; T4 rows hold ``"label"``
+==============  ===========================  ===============================================
+
+The Parquet schema metadata key ``huggingface`` carries the Hugging Face features, so that
+``datasets.load_dataset("parquet", data_files=...)`` and ``datasets.load_dataset(OUT)`` decode
+``images`` to PIL images. The list features are written as ``{"_type": "Sequence", ...}``:
+``datasets`` >= 4 reads that as ``List`` and older versions as ``Sequence``, with the same Arrow
+type, so both decode the images. Shards are written atomically and byte-deterministically.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from misi_tasks.names import MC_TASKS, SPLITS, TASK_CODES, TASK_NAMES, resolve_task
+
+__all__ = [
+    "ARROW_SCHEMA",
+    "COLUMNS",
+    "DatasetError",
+    "HF_FEATURES",
+    "dataset_card_configs_yaml",
+    "list_splits",
+    "read_items",
+    "shard_paths",
+    "write_shard",
+]
+
+#: Column names in on-disk order.
+COLUMNS: tuple[str, ...] = (
+    "id", "task", "task_code", "split", "complex_id", "question",
+    "images", "image_roles", "options", "answer", "metadata",
+)
+_STR_COLUMNS = ("id", "task", "task_code", "split", "complex_id", "question", "answer", "metadata")
+
+_IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+_STRING = {"dtype": "string", "_type": "Value"}
+
+#: Hugging Face ``datasets`` features of one row (JSON form, stored in the Parquet metadata).
+HF_FEATURES: dict[str, Any] = {
+    name: _STRING for name in COLUMNS if name in _STR_COLUMNS
+} | {
+    "images": {"feature": {"_type": "Image"}, "_type": "Sequence"},
+    "image_roles": {"feature": _STRING, "_type": "Sequence"},
+    "options": {"feature": _STRING, "_type": "Sequence"},
+}
+HF_FEATURES = {name: HF_FEATURES[name] for name in COLUMNS}
+
+#: Arrow schema of a shard, with the Hugging Face features in its metadata.
+ARROW_SCHEMA: pa.Schema = pa.schema(
+    [
+        (name, pa.list_(_IMAGE_TYPE) if name == "images"
+         else pa.list_(pa.string()) if name in ("image_roles", "options")
+         else pa.string())
+        for name in COLUMNS
+    ],
+    metadata={b"huggingface": json.dumps({"info": {"features": HF_FEATURES}}).encode()},
+)
+
+#: Parquet writer settings, fixed so that output bytes never depend on library defaults.
+_WRITE_OPTIONS: dict[str, Any] = dict(
+    compression="zstd", row_group_size=64, use_dictionary=False, write_statistics=False,
+)
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_SHARD_RE = re.compile(r"^(?P<split>[a-z]+)-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet$")
+
+
+class DatasetError(ValueError):
+    """A row or a dataset directory does not follow the misi dataset format."""
+
+
+def shard_paths(out_dir: str | os.PathLike, task: str, split: str, n_shards: int) -> list[Path]:
+    """Return the ``n_shards`` shard paths of one task and split, in shard order.
+
+    Examples
+    --------
+    >>> [p.as_posix() for p in shard_paths("OUT", "docking", "test", 2)]
+    ['OUT/data/docking/test-00000-of-00002.parquet', 'OUT/data/docking/test-00001-of-00002.parquet']
+    """
+    task = resolve_task(task)
+    if split not in SPLITS:
+        raise DatasetError(f"unknown split {split!r}; valid splits: {', '.join(SPLITS)}")
+    if n_shards < 1:
+        raise DatasetError(f"n_shards must be >= 1, got {n_shards}")
+    base = Path(out_dir) / "data" / task
+    return [base / f"{split}-{i:05d}-of-{n_shards:05d}.parquet" for i in range(n_shards)]
+
+
+def _image_struct(image: Any, default_path: str, where: str) -> dict[str, Any]:
+    """Convert PNG bytes, a ``{bytes, path}`` dict or a PIL image to an ``Image`` struct."""
+    path: str | None = default_path
+    if isinstance(image, Mapping):
+        data, path = image.get("bytes"), image.get("path", default_path)
+    elif hasattr(image, "save") and hasattr(image, "mode"):  # PIL image
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        data = buf.getvalue()
+    else:
+        data = image
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes) or not data.startswith(_PNG_SIGNATURE):
+        raise DatasetError(f"{where}: image is not PNG bytes")
+    return {"bytes": data, "path": path}
+
+
+def _check_row(row: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Validate one row and return it normalised (all columns, in order)."""
+    out: dict[str, Any] = dict(row)
+    task = out.get("task")
+    if task not in TASK_CODES:
+        raise DatasetError(f"{where}: unknown task {task!r}; valid names: {', '.join(TASK_NAMES)}")
+    out.setdefault("task_code", TASK_CODES[task])
+    if isinstance(out.get("metadata"), Mapping):
+        out["metadata"] = json.dumps(out["metadata"], sort_keys=True)
+    out.setdefault("metadata", "{}")
+    out.setdefault("options", [])
+    missing = [c for c in COLUMNS if c not in out]
+    if missing:
+        raise DatasetError(f"{where}: missing columns {missing}")
+    extra = sorted(set(out) - set(COLUMNS))
+    if extra:
+        raise DatasetError(f"{where}: unknown columns {extra}")
+    for col in _STR_COLUMNS:
+        if not isinstance(out[col], str) or (col != "question" and not out[col]):
+            raise DatasetError(f"{where}: column {col!r} must be a non-empty string")
+    if out["task_code"] != TASK_CODES[task]:
+        raise DatasetError(f"{where}: task_code {out['task_code']!r} does not match task {task!r}")
+    if out["split"] not in SPLITS:
+        raise DatasetError(f"{where}: unknown split {out['split']!r}")
+    for col in ("image_roles", "options"):
+        if isinstance(out[col], str) or not all(isinstance(v, str) for v in out[col]):
+            raise DatasetError(f"{where}: column {col!r} must be a list of strings")
+        out[col] = list(out[col])
+    n_options = len(out["options"])
+    if (task in MC_TASKS and n_options != 4) or (task not in MC_TASKS and n_options):
+        raise DatasetError(f"{where}: task {task} needs {4 if task in MC_TASKS else 0} options, got {n_options}")
+    images = list(out["images"])
+    if len(images) != len(out["image_roles"]):
+        raise DatasetError(f"{where}: {len(images)} images but {len(out['image_roles'])} image_roles")
+    stem = out["id"].replace("/", "_")
+    out["images"] = [_image_struct(im, f"{stem}_{k:02d}.png", where) for k, im in enumerate(images)]
+    try:
+        meta = json.loads(out["metadata"])
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{where}: metadata is not JSON ({exc.msg})") from None
+    if not isinstance(meta, dict):
+        raise DatasetError(f"{where}: metadata must be a JSON object")
+    if task == "residue-ligand":
+        label = meta.get("label")
+        if label not in ("positive", "negative"):
+            raise DatasetError(f"{where}: residue-ligand metadata needs label 'positive' or 'negative'")
+        if (label == "negative") != (out["answer"].strip() == "No"):
+            raise DatasetError(f"{where}: label {label!r} disagrees with answer {out['answer']!r}")
+    return {c: out[c] for c in COLUMNS}
+
+
+def write_shard(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> None:
+    """Validate ``rows`` and write them as one Parquet shard, atomically and deterministically.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        One mapping per item with the columns of :data:`COLUMNS`. ``task_code`` may be left out
+        (derived from ``task``); ``metadata`` may be a dict (serialised with sorted keys);
+        ``images`` entries may be PNG bytes, ``{"bytes": ..., "path": ...}`` dicts or PIL images.
+    path : path-like
+        Destination, normally one of :func:`shard_paths`. Parent directories are created.
+
+    Raises
+    ------
+    DatasetError
+        If a row breaks the format (the message names the row and the problem) or ids repeat.
+
+    Notes
+    -----
+    The table is written to a temporary file in the destination directory, flushed and moved into
+    place with :func:`os.replace`, so readers never see a partial shard. The same rows always give
+    the same bytes (fixed writer options, no timestamps).
+    """
+    path = Path(path)
+    checked, seen = [], set()
+    for k, row in enumerate(rows):
+        item = _check_row(row, f"{path.name}: row {k} (id {row.get('id')!r})")
+        if item["id"] in seen:
+            raise DatasetError(f"{path.name}: row {k}: duplicate id {item['id']!r}")
+        seen.add(item["id"])
+        checked.append(item)
+    table = pa.Table.from_pylist(checked, schema=ARROW_SCHEMA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pq.write_table(table, fh, **_WRITE_OPTIONS)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; shards are meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _find_shards(dataset_dir: Path) -> dict[tuple[str, str], list[Path]]:
+    """Map (task, split) to its complete, ordered shard list; raise on gaps or stray names."""
+    data = dataset_dir / "data"
+    if not data.is_dir():
+        raise DatasetError(f"{dataset_dir}: no data/ directory (not a misi dataset)")
+    found: dict[tuple[str, str], dict[int, tuple[int, Path]]] = {}
+    for task in TASK_NAMES:
+        for path in sorted((data / task).glob("*.parquet")):
+            m = _SHARD_RE.match(path.name)
+            if m is None or m["split"] not in SPLITS:
+                raise DatasetError(f"{path}: shard name is not <split>-<i:05d>-of-<n:05d>.parquet")
+            found.setdefault((task, m["split"]), {})[int(m["i"])] = (int(m["n"]), path)
+    out: dict[tuple[str, str], list[Path]] = {}
+    for key, shards in found.items():
+        counts = {n for n, _ in shards.values()}
+        n = counts.pop()
+        if counts or sorted(shards) != list(range(n)):
+            raise DatasetError(f"{data / key[0]}: {key[1]} shards are incomplete or inconsistent "
+                               f"(found indices {sorted(shards)}, expected 0..{n - 1})")
+        out[key] = [shards[i][1] for i in range(n)]
+    return out
+
+
+def list_splits(dataset_dir: str | os.PathLike) -> dict[str, list[str]]:
+    """Return ``{task: [split, ...]}`` for the shards present, tasks in code order."""
+    shards = _find_shards(Path(dataset_dir))
+    return {t: [s for s in SPLITS if (t, s) in shards] for t in TASK_NAMES
+            if any((t, s) in shards for s in SPLITS)}
+
+
+def read_items(
+    dataset_dir: str | os.PathLike,
+    tasks: Iterable[str] | None = None,
+    splits: Iterable[str] | None = None,
+    *,
+    images: bool = True,
+) -> list[dict[str, Any]]:
+    """Read the items of a dataset directory with pyarrow.
+
+    Parameters
+    ----------
+    dataset_dir : path-like
+        The ``OUT`` directory (holding ``data/``).
+    tasks : iterable of str, optional
+        Registry names or codes to read (default: all present).
+    splits : iterable of str, optional
+        Splits to read (default: all present).
+    images : bool, default True
+        If False the ``images`` column is not read (much faster) and each item gets
+        ``images = []``.
+
+    Returns
+    -------
+    items : list of dict
+        One dict per row with the columns of :data:`COLUMNS` (``images`` as
+        ``{"bytes", "path"}`` dicts, ``metadata`` as the JSON string), ordered by task code,
+        split (train, test) and shard, then row.
+    """
+    task_set = None if tasks is None else {resolve_task(t) for t in tasks}
+    split_set = None if splits is None else set(splits)
+    if split_set is not None and not split_set <= set(SPLITS):
+        raise DatasetError(f"unknown split(s) {sorted(split_set - set(SPLITS))}; valid: {', '.join(SPLITS)}")
+    columns = list(COLUMNS) if images else [c for c in COLUMNS if c != "images"]
+    shards = _find_shards(Path(dataset_dir))
+    items: list[dict[str, Any]] = []
+    for task in TASK_NAMES:
+        for split in SPLITS:
+            if (task, split) not in shards or (task_set is not None and task not in task_set) \
+                    or (split_set is not None and split not in split_set):
+                continue
+            for path in shards[(task, split)]:
+                for row in pq.read_table(path, columns=columns).to_pylist():
+                    row.setdefault("images", [])
+                    items.append({c: row[c] for c in COLUMNS})
+    return items
+
+
+def dataset_card_configs_yaml(
+    splits_by_task: Mapping[str, Iterable[str]],
+    *,
+    all_config: str | None = "all",
+    front_matter: bool = False,
+) -> str:
+    """Render the ``configs:`` YAML block of the dataset card (one config per task).
+
+    Parameters
+    ----------
+    splits_by_task : mapping
+        ``{task: splits}``, e.g. from :func:`list_splits`; names or codes, any order.
+    all_config : str or None, default "all"
+        Name of an extra config holding every task, marked ``default: true`` so that
+        ``datasets.load_dataset(OUT)`` works without a config name. None leaves it out.
+    front_matter : bool, default False
+        Wrap the block in ``---`` lines, ready to start ``README.md``.
+
+    Examples
+    --------
+    >>> print(dataset_card_configs_yaml({"T1": ["test"]}, all_config=None), end="")
+    configs:
+    - config_name: translation
+      data_files:
+      - split: test
+        path: data/translation/test-*.parquet
+    """
+    by_task = {resolve_task(t): set(s) for t, s in splits_by_task.items()}
+    for task, splits in by_task.items():
+        if not splits <= set(SPLITS) or not splits:
+            raise DatasetError(f"task {task}: splits must be a non-empty subset of {SPLITS}")
+    lines = ["configs:"]
+
+    def add(name: str, pattern: str, splits: set[str], default: bool = False) -> None:
+        lines.append(f"- config_name: {name}")
+        if default:
+            lines.append("  default: true")
+        lines.append("  data_files:")
+        for split in (s for s in SPLITS if s in splits):
+            lines.extend([f"  - split: {split}", f"    path: data/{pattern}/{split}-*.parquet"])
+
+    if all_config is not None and by_task:
+        add(all_config, "*", set().union(*by_task.values()), default=True)
+    for task in (t for t in TASK_NAMES if t in by_task):
+        add(task, task, by_task[task])
+    text = "\n".join(lines) + "\n"
+    return f"---\n{text}---\n" if front_matter else text
