@@ -1,0 +1,258 @@
+"""Find the answer of a task's form in a free-text model reply.
+
+Replies are normalised first (Unicode NFKC, every dash-like minus to ``-``, degree signs,
+markdown ``*`` and back-ticks removed), then searched for every complete answer of the
+expected form; the **last** one is taken (a reply that reasons first ends with its answer).
+Pass ``pick="first"`` for the spec's literal "first valid answer" rule. A reply with no
+complete answer parses to ``None`` and scores 0.
+
+Forms (spec section 3); matching is case-insensitive, extra spaces are allowed:
+
+=====================  ============================================  =======================
+task                   accepted                                      parsed as
+=====================  ============================================  =======================
+T1, T3                 ``move x 3``, ``Move X by -3 Å``              :class:`Move`
+T2                     ``roll y -30``, ``roll Y 30°``                :class:`Roll`
+T7                     ``roll x 75, move x -14`` (``,``/``;``/then)   :class:`Docking`
+T4                     ``No`` / ``Yes: ARG NH2, O1B; ARG NE, O2G``   :class:`BondList`
+T9                     ``ASN 460 ND2 A, O2; GLU 184A OE1 ?, O2``     :class:`BondList`
+T5, T6, T8             ``The answer is **C**.``, ``(C)``, ``C``      :class:`Choice`
+=====================  ============================================  =======================
+
+For T8 a reply that restates exactly one option's command (``move x 7, move y 5``) and
+names no letter is mapped to that option's letter.
+
+Examples
+--------
+>>> parse_answer("rotation", "I think it is Roll Y −30°.").text
+'roll y -30'
+>>> parse_answer("residue-ligand", "**Yes:** arg  nh2, o1b;ARG NE, O2G").text
+'Yes: ARG NH2, O1B; ARG NE, O2G'
+>>> parse_answer("docking", "roll x 75 then move x -14").text
+'roll x 75, move x -14'
+>>> parse_answer("rotation-rotation", "B looks close, but the answer is **C**.").text
+'C'
+>>> parse_answer("translation", "I cannot tell.") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from misi_tasks.names import MC_TASKS, resolve_task
+
+__all__ = [
+    "BondList",
+    "Choice",
+    "Docking",
+    "Move",
+    "ParsedAnswer",
+    "Roll",
+    "normalize_bond",
+    "normalize_reply",
+    "parse_answer",
+]
+
+
+def _fmt(value: float) -> str:
+    """Format a number as an integer when it is one (``3.0`` -> ``3``)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass(frozen=True)
+class Move:
+    """A translation ``move <axis> <dist_A>`` (Å, along the screen axis)."""
+
+    axis: str
+    dist_A: float
+
+    @property
+    def text(self) -> str:
+        return f"move {self.axis} {_fmt(self.dist_A)}"
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A rotation ``roll <axis> <angle_deg>`` (degrees, right-hand rule)."""
+
+    axis: str
+    angle_deg: float
+
+    @property
+    def text(self) -> str:
+        return f"roll {self.axis} {_fmt(self.angle_deg)}"
+
+
+@dataclass(frozen=True)
+class Docking:
+    """A docking answer: first the roll, then the move."""
+
+    roll: Roll
+    move: Move
+
+    @property
+    def text(self) -> str:
+        return f"{self.roll.text}, {self.move.text}"
+
+
+@dataclass(frozen=True)
+class BondList:
+    """Hydrogen bonds as normalised strings, in reply order without repeats; empty = ``No``."""
+
+    bonds: tuple[str, ...]
+    with_yes: bool = True
+
+    @property
+    def text(self) -> str:
+        if not self.bonds:
+            return "No"
+        body = "; ".join(self.bonds)
+        return f"Yes: {body}" if self.with_yes else body
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A multiple-choice letter ``A`` ... ``D``."""
+
+    letter: str
+
+    @property
+    def text(self) -> str:
+        return self.letter
+
+
+ParsedAnswer = Union[Move, Roll, Docking, BondList, Choice]
+
+# ---------------------------------------------------------------- normalisation
+_MINUS = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"), "-")
+_DROP = dict.fromkeys(map(ord, "°º˚*`"), None)
+
+
+def normalize_reply(reply: str) -> str:
+    """Return ``reply`` with NFKC applied, minus signs unified and ``°``, ``*``, back-ticks removed.
+
+    >>> normalize_reply("**move x −3**")
+    'move x -3'
+    """
+    return unicodedata.normalize("NFKC", reply).translate(_MINUS).translate(_DROP)
+
+
+def normalize_bond(bond: str) -> str:
+    """Normalise one bond string: upper case, single spaces, ``", "`` before the ligand atom.
+
+    >>> normalize_bond(" arg  nh2 ,o1b ")
+    'ARG NH2, O1B'
+    """
+    left, _, right = bond.partition(",")
+    return f"{' '.join(left.split()).upper()}, {' '.join(right.split()).upper()}"
+
+
+# ---------------------------------------------------------------- regular expressions
+_NUM = r"([+-]?\s*\d+(?:\.\d+)?)"
+_AXIS = r"(?:along|about|around|on)?\s*(?:the\s+)?([xyz])(?:\s*-?\s*axis)?\s*(?:by\s+)?[:=]?\s*"
+_MOVE = rf"\bmove\s*{_AXIS}{_NUM}"
+_ROLL = rf"\broll\s*{_AXIS}{_NUM}(?:\s*deg(?:rees?)?\b)?"
+_MOVE_RE = re.compile(_MOVE, re.I)
+_ROLL_RE = re.compile(_ROLL, re.I)
+_DOCK_RE = re.compile(rf"{_ROLL}\s*[,;]?\s*(?:(?:and|then)\s+)*{_MOVE}", re.I)
+
+_ATOM = r"[A-Za-z0-9][A-Za-z0-9']*"
+_SEP = r"\s*(?:;|\band\b|\n)\s*"
+_BOND4 = rf"[A-Za-z0-9]{{1,4}}\s+{_ATOM}\s*,\s*{_ATOM}"
+_BOND9 = rf"[A-Za-z0-9]{{1,4}}\s+-?\d+[A-Za-z]?\s+{_ATOM}\s+[A-Za-z0-9?]{{1,2}}\s*,\s*{_ATOM}"
+_YES4_RE = re.compile(rf"\byes\b\s*[:,.\-]?\s*({_BOND4}(?:{_SEP}{_BOND4})*)", re.I)
+_LIST9_RE = re.compile(rf"(?<![A-Za-z0-9])({_BOND9}(?:{_SEP}{_BOND9})*)", re.I)
+_BOND4_RE = re.compile(rf"({_BOND4})", re.I)
+_BOND9_RE = re.compile(rf"({_BOND9})", re.I)
+_NO_RE = re.compile(r"\b(?:no|none)\b(?=[ \t]*(?:$|[.,;:!)\]\"']))", re.I | re.M)
+
+_LETTER = r"(?:([A-D])(?![A-Za-z0-9])|([a-d])(?=[ \t]*(?:$|[.,;:!?)\]\"'])))"
+_MC_STRONG_RE = re.compile(
+    rf"(?i:\b(?:final\s+)?(?:answer|choice)\b(?:\s+(?:is|would\s+be|should\s+be))?)"
+    rf"\s*[:=\-]?\s*(?i:(?:option|choice)\s*)?[\(\[]?\s*{_LETTER}", re.M)
+_MC_WEAK_RE = [
+    re.compile(rf"^\W*{_LETTER}\W*$", re.M),                      # the letter alone on a line
+    re.compile(r"\(([A-D])\)|\[([A-D])\]"),                       # (C) or [C]
+    re.compile(r"(?i:\b(?:option|choice)\s+)([A-D])(?![A-Za-z0-9])"),
+    re.compile(r"\b([A-D])\s+(?i:is|seems|looks)\s+(?i:the\s+)?(?i:correct|right|best)"),
+]
+
+
+def _number(text: str) -> float:
+    return float(text.replace(" ", "").replace("\t", ""))
+
+
+def _pick(matches: list[tuple[int, ParsedAnswer]], pick: str) -> ParsedAnswer | None:
+    if not matches:
+        return None
+    matches.sort(key=lambda m: m[0])
+    return matches[-1][1] if pick == "last" else matches[0][1]
+
+
+def _bonds(text: str, bond_re: re.Pattern[str], with_yes: bool) -> BondList:
+    seen: dict[str, None] = {}
+    for m in bond_re.finditer(text):
+        seen.setdefault(normalize_bond(m.group(1)), None)
+    return BondList(tuple(seen), with_yes)
+
+
+def _parse_mc(text: str, options: Sequence[str], pick: str) -> Choice | None:
+    for pattern_set in ([_MC_STRONG_RE], _MC_WEAK_RE):
+        found = [(m.start(), Choice(next(g for g in m.groups() if g).upper()))
+                 for rx in pattern_set for m in rx.finditer(text)]
+        if found:
+            return _pick(found, pick)  # type: ignore[return-value]
+    commands = {i: " ".join(o.lower().split()) for i, o in enumerate(options) if o.strip()}
+    low = " ".join(text.lower().split())
+    hits = [i for i, cmd in commands.items() if cmd in low]
+    return Choice("ABCD"[hits[0]]) if len(hits) == 1 else None
+
+
+def parse_answer(
+    task: str,
+    reply: str,
+    *,
+    options: Sequence[str] = (),
+    pick: Literal["last", "first"] = "last",
+) -> ParsedAnswer | None:
+    """Parse the answer of ``task``'s form from a free-text reply.
+
+    Parameters
+    ----------
+    task : str
+        Registry name or code (``"rotation"`` or ``"T2"``).
+    reply : str
+        The model's reply, any length.
+    options : sequence of str, optional
+        The item's options A-D (used for T8 replies that restate a command).
+    pick : {"last", "first"}, default "last"
+        Which complete answer to take when the reply holds several.
+
+    Returns
+    -------
+    answer : Move, Roll, Docking, BondList, Choice or None
+        The parsed answer (``.text`` gives its canonical string), or None if unparseable.
+    """
+    task = resolve_task(task)
+    text = normalize_reply(reply)
+    found: list[tuple[int, ParsedAnswer]] = []
+    if task in ("translation", "zooming"):
+        found = [(m.start(), Move(m[1].lower(), _number(m[2]))) for m in _MOVE_RE.finditer(text)]
+    elif task == "rotation":
+        found = [(m.start(), Roll(m[1].lower(), _number(m[2]))) for m in _ROLL_RE.finditer(text)]
+    elif task == "docking":
+        found = [(m.start(), Docking(Roll(m[1].lower(), _number(m[2])), Move(m[3].lower(), _number(m[4]))))
+                 for m in _DOCK_RE.finditer(text)]
+    elif task in ("residue-ligand", "pocket-ligand"):
+        list_re, bond_re, yes = ((_YES4_RE, _BOND4_RE, True) if task == "residue-ligand"
+                                 else (_LIST9_RE, _BOND9_RE, False))
+        found = [(m.start(), _bonds(m.group(1), bond_re, yes)) for m in list_re.finditer(text)]
+        found += [(m.start(), BondList((), yes)) for m in _NO_RE.finditer(text)]
+    elif task in MC_TASKS:
+        return _parse_mc(text, options, pick)
+    return _pick(found, pick)
