@@ -1,1 +1,30 @@
-"""misi_render: numba rasterizer for labelled ball-and-stick / CPK molecule images."""
+"""misi_render: numba rasterizer for labelled ball-and-stick / space-filling molecule images.
+
+:func:`render_views` turns a :class:`misi_geom.Complex` (any slice) into one
+:class:`RenderedView` per view: a uint8 RGB image plus the screen coordinates and visibility of
+every atom, computed from the same projection the pixels were drawn from.
+
+>>> from misi_render import render_views, encode_png
+>>> from misi_geom import Complex
+>>> view, = render_views(Complex.from_atoms([[0.0, 0, 0]], ["N"]), size=32, ligand_labels=False)
+>>> view.image.shape, bool(view.visible[0]), encode_png(view.image)[:4]
+((32, 32, 3), True, b'\\x89PNG')
+"""
+
+from misi_render.palette import BALL_SCALE, STICK_RADIUS, atom_colors, atom_radii, element_color
+from misi_render.png import PNG_COMPRESS_LEVEL, encode_png, save_png
+from misi_render.render import RenderedView, Style, render_views
+
+__all__ = [
+    "BALL_SCALE",
+    "PNG_COMPRESS_LEVEL",
+    "RenderedView",
+    "STICK_RADIUS",
+    "Style",
+    "atom_colors",
+    "atom_radii",
+    "element_color",
+    "encode_png",
+    "render_views",
+    "save_png",
+]
