@@ -1,0 +1,164 @@
+"""``misi-eval``: score model replies (or a baseline) against a misi dataset.
+
+Usage::
+
+    misi-eval --dataset OUT --predictions preds.jsonl [--task T1 --task docking] [--split test]
+              [--out-json report.json] [--out-csv report.csv] [--out-items items.jsonl] [--reference]
+    misi-eval --dataset OUT --baseline oracle|random [--seed 0] [--write-predictions preds.jsonl]
+
+``preds.jsonl`` holds one JSON object per line with the item ``id`` and the model's ``reply``
+(aliases ``prediction``, ``response``; ``null`` is an empty, unparseable reply). Unknown ids, duplicate ids
+and malformed lines stop the run with a one-line error naming the line; predictions for items
+outside ``--task``/``--split`` are ignored; items without a prediction score 0 and are reported.
+Exit status: 0 on success, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from misi_tasks.dataset import DatasetError, list_splits, read_items
+from misi_tasks.names import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.report import render_table, report_csv, report_json, summarize
+from misi_tasks.scoring import score_item
+from misi_tasks.scoring_baselines import BASELINES, baseline_predictions
+
+__all__ = ["PredictionsError", "build_parser", "main", "read_predictions"]
+
+#: Field names accepted for the reply, in priority order.
+REPLY_FIELDS: tuple[str, ...] = ("reply", "prediction", "response")
+
+
+class PredictionsError(ValueError):
+    """A predictions file is malformed (the message names the file and line)."""
+
+
+def read_predictions(path: str | Path, known_ids: set[str] | None = None) -> dict[str, str]:
+    """Read a JSONL predictions file into ``{id: reply}``.
+
+    Raises
+    ------
+    PredictionsError
+        On a malformed line, a duplicate id, or (with ``known_ids``) an id not in the dataset.
+    """
+    preds: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PredictionsError(f"{path}: cannot read predictions ({exc})") from None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PredictionsError(f"{where}: malformed line, not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise PredictionsError(f"{where}: malformed line, expected a JSON object")
+        item_id = obj.get("id")
+        if not isinstance(item_id, str) or not item_id:
+            raise PredictionsError(f"{where}: malformed line, missing string field 'id'")
+        field = next((f for f in REPLY_FIELDS if f in obj), None)
+        if field is None:
+            raise PredictionsError(f"{where}: malformed line, no reply field ({'/'.join(REPLY_FIELDS)})")
+        reply = obj[field]
+        if reply is not None and not isinstance(reply, str):
+            raise PredictionsError(f"{where}: malformed line, field {field!r} must be a string or null")
+        if item_id in preds:
+            raise PredictionsError(f"{where}: duplicate id {item_id!r} (first on line {first_line[item_id]})")
+        if known_ids is not None and item_id not in known_ids:
+            raise PredictionsError(f"{where}: unknown item id {item_id!r} (not in the dataset)")
+        preds[item_id] = reply or ""
+        first_line[item_id] = lineno
+    return preds
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``misi-eval``."""
+    p = argparse.ArgumentParser(prog="misi-eval", description="Score replies to a misi (MiSI-Bench-style) dataset.")
+    p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--predictions", type=Path, help="JSONL file: one {id, reply} object per line")
+    src.add_argument("--baseline", choices=BASELINES, help="score a built-in baseline instead")
+    p.add_argument("--task", action="append", default=None, metavar="TASK",
+                   help="task name or code to score (repeatable or comma-separated; default: all)")
+    p.add_argument("--split", default="test", choices=[*SPLITS, "all"], help="split to score (default: test)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default: 0)")
+    p.add_argument("--write-predictions", type=Path, metavar="FILE", help="write the baseline's replies as JSONL")
+    p.add_argument("--out-json", type=Path, metavar="FILE", help="write the report as JSON")
+    p.add_argument("--out-csv", type=Path, metavar="FILE", help="write the report as CSV")
+    p.add_argument("--out-items", type=Path, metavar="FILE", help="write per-item scores as JSONL")
+    p.add_argument("--reference", action="store_true", help="print the paper's reference rows beside the result")
+    p.add_argument("--pick", choices=("last", "first"), default="last",
+                   help="which complete answer of a reply to score (default: last)")
+    return p
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _run(args: argparse.Namespace) -> int:
+    tasks = None
+    if args.task:
+        tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]
+    splits = None if args.split == "all" else [args.split]
+    if args.write_predictions and not args.baseline:
+        raise PredictionsError("--write-predictions needs --baseline")
+    all_items = read_items(args.dataset, images=False)
+    items = [it for it in all_items if (tasks is None or it["task"] in tasks)
+             and (splits is None or it["split"] in splits)]
+    if not items:
+        present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
+        raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
+    if args.baseline:
+        preds: dict[str, str | None] = dict(baseline_predictions(items, args.baseline, seed=args.seed))
+        if args.write_predictions:
+            lines = [json.dumps({"id": k, "reply": v}, ensure_ascii=False) for k, v in preds.items()]
+            _write_text(args.write_predictions, "\n".join(lines) + "\n")
+    else:
+        preds = read_predictions(args.predictions, {it["id"] for it in all_items})
+    selected = {it["id"] for it in items}
+    ignored = sum(1 for k in preds if k not in selected)
+    scores = [score_item(it, preds.get(it["id"]), pick=args.pick) for it in items]
+    report = summarize(scores)
+    label = f"baseline {args.baseline}" if args.baseline else args.predictions.name
+    sys.stdout.write(render_table(report, reference=args.reference, label=label[:25]))
+    if report.missing_ids:
+        shown = ", ".join(report.missing_ids[:3]) + (", ..." if len(report.missing_ids) > 3 else "")
+        print(f"misi-eval: warning: {len(report.missing_ids)} item(s) have no prediction and score 0: {shown}",
+              file=sys.stderr)
+    if ignored:
+        print(f"misi-eval: note: ignored {ignored} prediction(s) outside --task/--split", file=sys.stderr)
+    meta = dict(dataset=str(args.dataset), predictions=str(args.predictions) if args.predictions else None,
+                baseline=args.baseline, seed=args.seed if args.baseline == "random" else None,
+                tasks=tasks, split=args.split, pick=args.pick, ignored_predictions=ignored)
+    if args.out_json:
+        _write_text(args.out_json, json.dumps(report_json(report, reference=args.reference, **meta), indent=2) + "\n")
+    if args.out_csv:
+        _write_text(args.out_csv, report_csv(report))
+    if args.out_items:
+        _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``misi-eval``; return the exit status (0 ok, 2 bad input)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except (DatasetError, PredictionsError, ValueError, OSError) as exc:
+        print(f"misi-eval: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

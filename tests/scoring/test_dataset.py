@@ -1,0 +1,190 @@
+"""The dataset format module: round trip, determinism, atomic writes, validation, HF loading."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from misi_tasks.dataset import (
+    ARROW_SCHEMA,
+    COLUMNS,
+    DatasetError,
+    dataset_card_configs_yaml,
+    list_splits,
+    read_items,
+    shard_paths,
+    write_shard,
+)
+from misi_tasks.names import TASK_NAMES
+
+HAS_DATASETS = importlib.util.find_spec("datasets") is not None
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_shard_paths_layout(tmp_path: Path) -> None:
+    paths = shard_paths(tmp_path, "T8", "train", 3)
+    assert [p.relative_to(tmp_path).as_posix() for p in paths] == [
+        f"data/interaction-location/train-{i:05d}-of-00003.parquet" for i in range(3)]
+
+
+@pytest.mark.parametrize("args", [("nope", "test", 1), ("docking", "val", 1), ("docking", "test", 0)])
+def test_shard_paths_rejects(tmp_path: Path, args: tuple) -> None:
+    with pytest.raises(ValueError):
+        shard_paths(tmp_path, *args)
+
+
+def test_round_trip(tmp_path: Path, rows_factory) -> None:
+    rows = rows_factory("residue-ligand", "test", 6)
+    path = shard_paths(tmp_path, "residue-ligand", "test", 1)[0]
+    write_shard(rows, path)
+    items = read_items(tmp_path)
+    assert [it["id"] for it in items] == [r["id"] for r in rows]
+    for row, item in zip(rows, items):
+        assert list(item) == list(COLUMNS)
+        assert item["task_code"] == "T4"
+        assert [im["bytes"] for im in item["images"]] == row["images"]
+        assert item["images"][0]["path"].endswith("_00.png")
+        assert json.loads(item["metadata"]) == json.loads(row["metadata"])
+        for col in ("id", "task", "split", "complex_id", "question", "image_roles", "options", "answer"):
+            assert item[col] == row[col]
+    assert all(it["images"] == [] for it in read_items(tmp_path, images=False))
+
+
+def test_rewrite_is_byte_identical_and_atomic(tmp_path: Path, rows_factory) -> None:
+    rows = rows_factory("docking", "train", 5)
+    path = shard_paths(tmp_path, "docking", "train", 1)[0]
+    write_shard(rows, path)
+    first = _sha(path)
+    write_shard(read_items(tmp_path), path)          # rewrite what was read back
+    assert _sha(path) == first
+    write_shard(rows, tmp_path / "again.parquet")    # another file name, same bytes
+    assert _sha(tmp_path / "again.parquet") == first
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]   # no temp files left
+
+
+def test_failed_write_leaves_old_shard_and_no_temp(tmp_path: Path, rows_factory) -> None:
+    rows = rows_factory("zooming", "test", 3)
+    path = shard_paths(tmp_path, "zooming", "test", 1)[0]
+    write_shard(rows, path)
+    before = _sha(path)
+    with pytest.raises(DatasetError):
+        write_shard(rows + [dict(rows[0], id="zooming/test/x/999", images=[b"not a png"])], path)
+    assert _sha(path) == before
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_schema_metadata_carries_hf_features(tmp_path: Path, rows_factory) -> None:
+    path = tmp_path / "s.parquet"
+    write_shard(rows_factory("translation", "test", 2), path)
+    schema = pq.read_schema(path)
+    assert schema.remove_metadata() == ARROW_SCHEMA.remove_metadata()
+    features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
+    assert features["images"] == {"feature": {"_type": "Image"}, "_type": "Sequence"}
+    assert list(features) == list(COLUMNS)
+
+
+# (description, change to a valid row, expected message fragment)
+BAD_ROWS = [
+    ("unknown task", {"task": "flying"}, "unknown task"),
+    ("wrong code", {"task_code": "T2"}, "does not match"),
+    ("bad split", {"split": "val"}, "unknown split"),
+    ("empty answer", {"answer": ""}, "'answer' must be a non-empty string"),
+    ("roles mismatch", {"image_roles": ["front"]}, "2 images but 1 image_roles"),
+    ("options on non-MC", {"options": ["a", "b", "c", "d"]}, "needs 0 options"),
+    ("not png", {"images": [b"GIF89a", b"x"]}, "not PNG"),
+    ("metadata not JSON", {"metadata": "{oops"}, "not JSON"),
+    ("metadata not object", {"metadata": "[1]"}, "JSON object"),
+    ("extra column", {"score": 1}, "unknown columns"),
+]
+
+
+@pytest.mark.parametrize("desc, change, message", BAD_ROWS, ids=[c[0] for c in BAD_ROWS])
+def test_write_shard_rejects(tmp_path: Path, rows_factory, desc: str, change: dict, message: str) -> None:
+    row = dict(rows_factory("translation", "test", 1)[0], **change)
+    with pytest.raises(DatasetError, match=message):
+        write_shard([row], tmp_path / "x.parquet")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"metadata": "{}"}, "needs label"),
+    ({"metadata": json.dumps({"label": "positive"}), "answer": "No"}, "disagrees"),
+])
+def test_residue_ligand_needs_consistent_label(tmp_path: Path, rows_factory, change: dict, message: str) -> None:
+    row = dict(rows_factory("residue-ligand", "test", 1)[0], **change)
+    with pytest.raises(DatasetError, match=message):
+        write_shard([row], tmp_path / "x.parquet")
+
+
+def test_mc_rows_need_four_options_and_ids_are_unique(tmp_path: Path, rows_factory) -> None:
+    row = rows_factory("rotation-rotation", "test", 1)[0]
+    with pytest.raises(DatasetError, match="needs 4 options"):
+        write_shard([dict(row, options=["", ""])], tmp_path / "x.parquet")
+    with pytest.raises(DatasetError, match="duplicate id"):
+        write_shard([row, row], tmp_path / "x.parquet")
+
+
+def test_accepts_dict_metadata_pil_images_and_missing_task_code(tmp_path: Path, rows_factory) -> None:
+    from PIL import Image
+
+    row = rows_factory("docking", "test", 1)[0]
+    row.pop("task_code", None)
+    row.update(metadata={"b": 1, "a": 2}, images=[Image.new("RGB", (3, 3)), {"bytes": row["images"][1], "path": None}])
+    write_shard([row], shard_paths(tmp_path, "docking", "test", 1)[0])
+    (item,) = read_items(tmp_path)
+    assert item["metadata"] == '{"a": 2, "b": 1}' and item["task_code"] == "T7"
+    assert item["images"][1]["path"] is None and item["images"][0]["bytes"].startswith(b"\x89PNG")
+
+
+def test_read_items_filters_and_order(small_dataset: Path) -> None:
+    items = read_items(small_dataset, images=False)
+    assert len(items) == 9 * (8 + 3)
+    order = [(TASK_NAMES.index(it["task"]), ("train", "test").index(it["split"])) for it in items]
+    assert order == sorted(order)
+    sel = read_items(small_dataset, tasks=["T7", "rotation"], splits=["train"], images=False)
+    assert {(it["task"], it["split"]) for it in sel} == {("docking", "train"), ("rotation", "train")}
+    assert len(sel) == 6
+    assert list_splits(small_dataset) == {t: ["train", "test"] for t in TASK_NAMES}
+
+
+def test_read_items_detects_missing_shard(tmp_path: Path, rows_factory) -> None:
+    paths = shard_paths(tmp_path, "zooming", "test", 3)
+    write_shard(rows_factory("zooming", "test", 2), paths[0])
+    with pytest.raises(DatasetError, match="incomplete"):
+        read_items(tmp_path)
+    with pytest.raises(DatasetError, match="no data/ directory"):
+        read_items(tmp_path / "nowhere")
+
+
+def test_configs_yaml_parses() -> None:
+    yaml = pytest.importorskip("yaml")
+    text = dataset_card_configs_yaml({"T4": ["test", "train"], "translation": ["test"]}, front_matter=True)
+    assert text.startswith("---\n") and text.endswith("---\n")
+    configs = yaml.safe_load(text.strip("-\n"))["configs"]
+    assert [c["config_name"] for c in configs] == ["all", "translation", "residue-ligand"]
+    assert configs[0]["default"] is True
+    assert configs[0]["data_files"] == [{"split": "train", "path": "data/*/train-*.parquet"},
+                                       {"split": "test", "path": "data/*/test-*.parquet"}]
+    assert configs[2]["data_files"][1] == {"split": "test", "path": "data/residue-ligand/test-*.parquet"}
+
+
+@pytest.mark.skipif(not HAS_DATASETS, reason="datasets is not installed")
+def test_datasets_loads_pil_images(small_dataset: Path, tmp_path: Path) -> None:
+    import datasets
+    from PIL import Image
+
+    files = [str(p) for p in shard_paths(small_dataset, "docking", "test", 2)]
+    ds = datasets.load_dataset("parquet", data_files=files, split="train", cache_dir=str(tmp_path))
+    assert isinstance(ds[0]["images"][0], Image.Image) and len(ds) == 8
+    by_config = datasets.load_dataset(str(small_dataset), "residue-ligand", cache_dir=str(tmp_path))
+    assert set(by_config) == {"train", "test"} and by_config["test"].num_rows == 8
+    assert isinstance(by_config["test"][0]["images"][1], Image.Image)
+    default = datasets.load_dataset(str(small_dataset), split="test", cache_dir=str(tmp_path))
+    assert default.num_rows == 9 * 8
