@@ -1,0 +1,84 @@
+"""Decoy commands for the multiple-choice tasks and the check that decoy images differ visibly.
+
+Schemes for T5/T6 (spec section 3), each producing one decoy (f1, f2) from the true pair:
+
+1. change the magnitude of both f1 and f2;
+2. flip the sign of f1 and change the magnitude of f2;
+3. change the axis of f1 and the magnitude of f2.
+
+A decoy must be a different command sequence from the answer and from the other decoys, must not
+produce the same motion (e.g. through ±180° symmetry), and its image must differ visibly from the
+correct image: SSIM (scikit-image, on grey images downsampled to ``SSIM_SIZE`` px) below
+:data:`SSIM_MAX`; otherwise it is drawn again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from misi_tasks.commands import Command, Move, Roll
+
+__all__ = ["SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy", "image_similarity"]
+
+#: A decoy image whose SSIM to the correct image reaches this is redrawn.
+SSIM_MAX = 0.95
+#: Side (px) of the grey images compared by SSIM.
+SSIM_SIZE = 256
+
+_MOVE_VALUES = np.array([d for d in range(-4, 5) if d != 0])
+_ROLL_VALUES = np.array([a for a in range(-90, 91, 15) if a != 0])
+
+
+def _values(cmd: Command) -> np.ndarray:
+    return _MOVE_VALUES if isinstance(cmd, Move) else _ROLL_VALUES
+
+
+def _value(cmd: Command) -> int:
+    return cmd.distance if isinstance(cmd, Move) else cmd.angle
+
+
+def _with_value(cmd: Command, v: int) -> Command:
+    return replace(cmd, distance=int(v)) if isinstance(cmd, Move) else replace(cmd, angle=int(v))
+
+
+def change_magnitude(cmd: Command, rng: np.random.Generator) -> Command:
+    """Same axis and sign, another magnitude from the task's range."""
+    v = _value(cmd)
+    pool = [x for x in _values(cmd) if np.sign(x) == np.sign(v) and abs(x) != abs(v)]
+    return _with_value(cmd, int(rng.choice(pool)))
+
+
+def flip_sign(cmd: Command, rng: np.random.Generator | None = None) -> Command:
+    return _with_value(cmd, -_value(cmd))
+
+
+def change_axis(cmd: Command, rng: np.random.Generator) -> Command:
+    axes = ("x", "y") if isinstance(cmd, Move) else ("x", "y", "z")
+    return replace(cmd, axis=str(rng.choice([a for a in axes if a != cmd.axis])))
+
+
+def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator) -> tuple[Command, Command]:
+    """One decoy pair by scheme 1, 2 or 3 (see the module docs)."""
+    if scheme == 1:
+        return change_magnitude(f1, rng), change_magnitude(f2, rng)
+    if scheme == 2:
+        return flip_sign(f1), change_magnitude(f2, rng)
+    if scheme == 3:
+        return change_axis(f1, rng), change_magnitude(f2, rng)
+    raise ValueError(f"decoy scheme must be 1, 2 or 3, got {scheme}")
+
+
+def _grey_small(image: np.ndarray) -> np.ndarray:
+    from skimage.transform import resize
+
+    grey = image.astype(np.float64).mean(axis=2) / 255.0
+    return resize(grey, (SSIM_SIZE, SSIM_SIZE), order=1, anti_aliasing=True)
+
+
+def image_similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """SSIM of two RGB uint8 images after grey conversion and downsampling to ``SSIM_SIZE``."""
+    from skimage.metrics import structural_similarity
+
+    return float(structural_similarity(_grey_small(a), _grey_small(b), data_range=1.0))

@@ -1,0 +1,274 @@
+"""Generating a dataset: complexes -> items (in worker processes) -> Parquet shards + card.
+
+Determinism: every random draw is seeded by (seed, task, complex id), units are assembled in sorted
+order and letters are balanced per (task, split) after assembly, so the output bytes depend only
+on the inputs and the arguments, never on the number of workers or on interruptions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import traceback
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from misi_tasks.items import Item
+from misi_tasks.names import MC_TASKS, TASK_NAMES
+from misi_tasks.scene import RenderSettings
+from misi_tasks.seeding import DEFAULT_TEST_FRACTION, rng_for, split_of
+from misi_tasks.units import WorkDir
+
+__all__ = ["GenerateConfig", "GenerateSummary", "generate_dataset", "generate_items", "TINY_PER_TASK"]
+
+#: Items per task in a ``--tiny`` run (the paper's Tiny subset).
+TINY_PER_TASK = 50
+#: Rows per Parquet shard.
+ROWS_PER_SHARD = 250
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Arguments of one generation run (see ``misi-gen --help``)."""
+
+    input_dir: Path
+    out_dir: Path
+    tasks: tuple[str, ...] = TASK_NAMES
+    split: str = "auto"  # "auto" (by complex id), "train" or "test"
+    seed: int = 0
+    size: int = 1024
+    projection: str = "orthographic"
+    style: str = "ball-and-stick"
+    workers: int = 1
+    limit: int | None = None
+    tiny: bool = False
+    test_fraction: float = DEFAULT_TEST_FRACTION
+    task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> RenderSettings:
+        return RenderSettings(size=self.size, projection=self.projection, style=self.style)
+
+    def fingerprint(self, complex_ids: Iterable[str]) -> str:
+        """Hash of everything that shapes the output (not workers, not the output folder)."""
+        d = {k: v for k, v in asdict(self).items() if k not in ("workers", "out_dir", "input_dir")}
+        d["complexes"] = sorted(complex_ids)
+        d["version"] = _package_version()
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("misi")
+    except Exception:  # pragma: no cover - running from a source tree
+        return "dev"
+
+
+@dataclass
+class GenerateSummary:
+    """What a run produced: items and images per (task, split), shards, skips and failures."""
+
+    items: Counter = field(default_factory=Counter)  # (task, split) -> n
+    images: Counter = field(default_factory=Counter)
+    shards: list[str] = field(default_factory=list)
+    shards_skipped: int = 0
+    complexes: int = 0
+    failed_complexes: dict[str, str] = field(default_factory=dict)  # id -> reason
+    task_skips: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # task -> ["id: why"]
+    seconds: float = 0.0
+
+    def format(self) -> str:
+        lines = [f"{'task':<22}{'split':<7}{'items':>7}{'images':>8}"]
+        for (task, split), n in sorted(self.items.items(), key=lambda kv: (TASK_NAMES.index(kv[0][0]), kv[0][1])):
+            lines.append(f"{task:<22}{split:<7}{n:>7}{self.images[(task, split)]:>8}")
+        lines.append(
+            f"{sum(self.items.values())} items, {sum(self.images.values())} images from {self.complexes} complexes "
+            f"in {self.seconds:.1f} s; {len(self.shards)} shards written, {self.shards_skipped} already done"
+        )
+        for cid, why in sorted(self.failed_complexes.items()):
+            lines.append(f"skipped complex {cid}: {why}")
+        for task in sorted(self.task_skips):
+            for why in self.task_skips[task]:
+                lines.append(f"no {task} items for {why}")
+        return "\n".join(lines)
+
+
+# --- one complex (runs in a worker) -----------------------------------------------------------
+_PARTNER_CACHE: dict[tuple, Any] = {}
+
+
+def _scene_loader(dirs: dict[str, Path], settings: RenderSettings):
+    from misi_geom import load_complex
+    from misi_tasks.scene import Scene
+
+    def load(cid: str):
+        key = (cid, settings)
+        if key not in _PARTNER_CACHE:
+            if len(_PARTNER_CACHE) > 4:
+                _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
+            _PARTNER_CACHE[key] = Scene(load_complex(dirs[cid]), settings)
+        return _PARTNER_CACHE[key]
+
+    return load
+
+
+def _process_complex(args: tuple) -> dict[str, Any]:
+    """Generate every requested task for one complex and write its units; returns a report."""
+    cfg, cid, split, dirs, split_ids = args
+    from misi_geom import MisiInputError
+    from misi_tasks.registry import GenContext, TaskSkipped, get_task
+
+    work = WorkDir(cfg.out_dir)
+    todo = [t for t in cfg.tasks if not work.has_unit(cid, t)]
+    report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
+    if not todo:
+        return report
+    load = _scene_loader(dirs, cfg.settings)
+    try:
+        scene = load(cid)
+    except MisiInputError as exc:
+        report["error"] = str(exc)
+        return report
+    ctx = GenContext(
+        seed=cfg.seed, split=split, settings=cfg.settings,
+        partner_ids=tuple(i for i in split_ids if i != cid), partner=load,
+    )
+    for task in todo:
+        gen = get_task(task)(**cfg.task_params.get(task, {}))
+        try:
+            items = gen.generate(scene, ctx)
+            why = None
+        except TaskSkipped as exc:
+            items, why = [], str(exc)
+        except MisiInputError as exc:  # e.g. a T5 partner complex that does not load
+            items, why = [], str(exc)
+        except Exception as exc:  # a bug must not cost the other complexes
+            items, why = [], f"error {type(exc).__name__}: {exc} ({traceback.format_exc(limit=-1).strip().splitlines()[-1]})"
+        if why:
+            report["skips"][task] = why
+        work.write_unit(cid, task, {"items": items, "skip": why})
+    return report
+
+
+def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "test",
+                   partners: dict | None = None, keep_renders: bool = True) -> dict[str, list[Item]]:
+    """Generate items for one in-memory :class:`~misi_tasks.scene.Scene` (for tests and notebooks).
+
+    ``partners`` maps complex ids to scenes that T5 may use as its second complex.  MC items are
+    returned in canonical order (correct option first, before letter assignment).
+    """
+    from misi_tasks.registry import GenContext, get_task
+
+    partners = partners or {}
+    ctx = GenContext(seed=seed, split=split, settings=scene.settings, partner_ids=tuple(sorted(partners)),
+                     partner=partners.__getitem__, keep_renders=keep_renders)
+    return {t: get_task(t)().generate(scene, ctx) for t in tasks}
+
+
+# --- assembly --------------------------------------------------------------------------------
+def _assign_letters(items: list[Item], seed: int, task: str, split: str) -> list[Item]:
+    """Balance the correct letters: cycle A-D over the sorted items, then shuffle with the seed."""
+    letters = [k % 4 for k in range(len(items))]
+    perm = rng_for(seed, "letters", task, split).permutation(len(items))
+    return [item.assign_letter(letters[p]) for item, p in zip(items, perm)]
+
+
+def _select_tiny(items: list[Item], seed: int, task: str) -> list[Item]:
+    if len(items) <= TINY_PER_TASK:
+        return items
+    keep = sorted(rng_for(seed, "tiny", task).choice(len(items), TINY_PER_TASK, replace=False))
+    return [items[k] for k in keep]
+
+
+def _plan(cfg: GenerateConfig):
+    from misi_geom import find_complex_dirs
+
+    dirs = find_complex_dirs(cfg.input_dir)
+    if cfg.limit is not None:
+        dirs = dirs[: cfg.limit]
+    if not dirs:
+        raise ValueError(f"{cfg.input_dir}: no complex folders (expected <id>/<id>_ligand.mol2 or .sdf)")
+    by_id = {d.name: d for d in dirs}
+    if cfg.split == "auto":
+        splits = {cid: split_of(cid, cfg.test_fraction) for cid in by_id}
+    else:
+        splits = {cid: cfg.split for cid in by_id}
+    if cfg.tiny:  # the Tiny subset is drawn from the test split
+        splits = {cid: s for cid, s in splits.items() if s == "test"} or {cid: "test" for cid in by_id}
+        by_id = {cid: by_id[cid] for cid in splits}
+    return by_id, splits
+
+
+def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateSummary:
+    """Run a whole generation: resumable, byte-deterministic, one bad complex never costs the rest."""
+    from tqdm import tqdm
+
+    from misi_tasks.card import write_card
+    from misi_tasks.dataset import shard_paths, write_shard
+
+    t0 = time.perf_counter()
+    by_id, splits = _plan(cfg)
+    work = WorkDir(cfg.out_dir)
+    fingerprint = cfg.fingerprint(by_id)
+    state = work.start(fingerprint)
+    summary = GenerateSummary(complexes=len(by_id))
+    split_ids = {s: tuple(sorted(c for c, x in splits.items() if x == s)) for s in set(splits.values())}
+    jobs = [(cfg, cid, splits[cid], by_id, split_ids[splits[cid]]) for cid in sorted(by_id)]
+    workers = max(1, min(cfg.workers, len(jobs)))
+    bar = tqdm(total=len(jobs), desc="complexes", unit="cx", disable=not progress)
+    if workers == 1:
+        reports = []
+        for job in jobs:
+            reports.append(_process_complex(job))
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            reports = []
+            for r in pool.map(_process_complex, jobs, chunksize=1):
+                reports.append(r)
+                bar.update()
+    bar.close()
+    for r in reports:
+        if r["error"]:
+            summary.failed_complexes[r["complex"]] = r["error"]
+
+    # assemble shards per (task, split)
+    for task in cfg.tasks:
+        for split in sorted(set(splits.values())):
+            cids = [c for c in sorted(by_id) if splits[c] == split and c not in summary.failed_complexes]
+            items: list[Item] = []
+            for cid in cids:
+                if not work.has_unit(cid, task):
+                    continue
+                unit = work.read_unit(cid, task)
+                items += unit["items"]
+                if unit["skip"]:
+                    summary.task_skips[task].append(f"{cid}: {unit['skip']}")
+            if cfg.tiny:
+                items = _select_tiny(items, cfg.seed, task)
+            if task in MC_TASKS:
+                items = _assign_letters(items, cfg.seed, task, split)
+            summary.items[(task, split)] = len(items)
+            summary.images[(task, split)] = sum(len(i.images) for i in items)
+            if not items:
+                continue
+            n_shards = -(-len(items) // ROWS_PER_SHARD)
+            for k, path in enumerate(shard_paths(cfg.out_dir, task, split, n_shards)):
+                rel = str(path.relative_to(cfg.out_dir))
+                if state["shards_done"].get(rel) and path.is_file():
+                    summary.shards_skipped += 1
+                    continue
+                write_shard([i.to_row() for i in items[k * ROWS_PER_SHARD:(k + 1) * ROWS_PER_SHARD]], path)
+                state["shards_done"][rel] = True
+                work.save_state(state)
+                summary.shards.append(rel)
+    summary.seconds = time.perf_counter() - t0
+    write_card(cfg, summary)
+    return summary

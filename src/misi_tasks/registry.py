@@ -1,0 +1,105 @@
+"""The task registry: every generator class registers itself under its task name.
+
+>>> import misi_tasks.tasks  # registers the nine tasks
+>>> set(REGISTRY) <= set(TASK_NAMES)
+True
+>>> get_task("docking").name
+'docking'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from misi_tasks.items import Item
+from misi_tasks.names import TASK_NAMES, resolve_task
+from misi_tasks.scene import RenderSettings, Scene
+from misi_tasks.seeding import rng_for
+
+__all__ = ["REGISTRY", "TaskGenerator", "GenContext", "get_task", "TaskSkipped"]
+
+#: task name -> generator class
+REGISTRY: dict[str, type["TaskGenerator"]] = {}
+
+
+class TaskSkipped(Exception):
+    """A task has no valid item for a complex (e.g. no H-bond for T9); the message says why."""
+
+
+@dataclass
+class GenContext:
+    """What a generator may know besides its own complex.
+
+    ``partner`` loads another complex of the same split by id (T5 needs a second complex);
+    ``partner_ids`` lists the candidates (the split's other complexes, sorted).
+    """
+
+    seed: int = 0
+    split: str = "test"
+    settings: RenderSettings = field(default_factory=RenderSettings)
+    partner_ids: tuple[str, ...] = ()
+    partner: Callable[[str], Scene] | None = None
+    keep_renders: bool = False
+
+
+class TaskGenerator:
+    """Base of the task generators.
+
+    A subclass declares ``name`` (a registry name), ``counts`` (items per complex per split, or per
+    axis where the task says so) and ``defaults`` (its parameters, overridable per run), and
+    implements :meth:`make_items`.
+    """
+
+    name: ClassVar[str] = ""
+    counts: ClassVar[dict[str, int]] = {"train": 1, "test": 1}
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            if cls.name not in TASK_NAMES:
+                raise ValueError(f"{cls.__name__}: {cls.name!r} is not a task name")
+            REGISTRY[cls.name] = cls
+
+    def __init__(self, **params: Any) -> None:
+        unknown = set(params) - set(self.defaults) - {"count"}
+        if unknown:
+            raise ValueError(
+                f"task {self.name!r} has no parameter(s) {', '.join(sorted(unknown))}; "
+                f"valid: {', '.join(sorted(self.defaults)) or 'none'} (and count)"
+            )
+        self.params = {**self.defaults, **params}
+
+    def count(self, split: str) -> int:
+        """Items (or items per axis) per complex for ``split``."""
+        return int(self.params.get("count", self.counts[split]))
+
+    def generate(self, scene: Scene, ctx: GenContext) -> list[Item]:
+        """Items for one complex; deterministic in (seed, task, complex id)."""
+        rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
+        items = self.make_items(scene, ctx, rng)
+        if not ctx.keep_renders:
+            for item in items:
+                item.renders = {}
+        return items
+
+    def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
+        raise NotImplementedError
+
+    def new_item(self, scene: Scene, ctx: GenContext, index: int, **fields: Any) -> Item:
+        meta = fields.pop("metadata", {})
+        meta = {"render": ctx.settings.to_dict(), "seed": ctx.seed, **meta}
+        return Item(task=self.name, split=ctx.split, complex_id=scene.pdb_id, index=index, metadata=meta, **fields)
+
+
+def get_task(name: str) -> type[TaskGenerator]:
+    """The generator class of a task name or code; the error lists the valid names."""
+    import misi_tasks.tasks  # noqa: F401  (registers the generators)
+
+    key = resolve_task(name)
+    if key not in REGISTRY:
+        raise ValueError(f"task {key!r} has no generator; available: {', '.join(sorted(REGISTRY))}")
+    return REGISTRY[key]

@@ -1,0 +1,101 @@
+"""A complex ready to be drawn: its camera, cached renders, PNG bytes and H-bonds.
+
+One :class:`Scene` serves every task generated for a complex, so that the canonical views of the
+unmoved complex (used by most tasks) are drawn and encoded once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Sequence
+
+import numpy as np
+
+from misi_geom import SE3, Camera, Complex, fit_camera
+from misi_render import RenderedView, encode_png, render_views
+
+__all__ = ["RenderSettings", "Scene"]
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    """How every image of a run is drawn."""
+
+    size: int = 1024
+    projection: str = "orthographic"
+    style: str = "ball-and-stick"
+
+    def to_dict(self) -> dict:
+        return {"size": self.size, "projection": self.projection, "style": self.style}
+
+
+class Scene:
+    """A complex with its fitted camera and a cache of renders.
+
+    The camera is centred on the centroid of the complex's heavy atoms and holds the complex in
+    every view and rotation about that centre (see :func:`misi_geom.fit_camera`).
+    """
+
+    def __init__(self, complex_: Complex, settings: RenderSettings = RenderSettings()) -> None:
+        self.complex = complex_
+        self.settings = settings
+        heavy = complex_.coord[~complex_.is_hydrogen]
+        self.camera: Camera = fit_camera(heavy, settings.size, projection=settings.projection)
+        self._views: dict[str, RenderedView] = {}
+        self._png: dict[str, bytes] = {}
+
+    @property
+    def pdb_id(self) -> str:
+        return self.complex.pdb_id
+
+    def render(
+        self,
+        views: Sequence[str],
+        *,
+        complex_: Complex | None = None,
+        camera: Camera | None = None,
+        motion: SE3 | None = None,
+        motion_mask: np.ndarray | None = None,
+        **label_options: Any,
+    ) -> list[RenderedView]:
+        """Draw ``views`` of ``complex_`` (default: the whole complex) with this run's settings."""
+        return render_views(
+            self.complex if complex_ is None else complex_,
+            views=tuple(views),
+            camera=self.camera if camera is None else camera,
+            motion=motion,
+            motion_mask=motion_mask,
+            style=self.settings.style,
+            **label_options,
+        )
+
+    def base_views(self, views: Sequence[str]) -> list[RenderedView]:
+        """Canonical views of the unmoved complex, drawn once per scene."""
+        missing = [v for v in views if v not in self._views]
+        if missing:
+            for rv in self.render(missing):
+                self._views[rv.name] = rv
+        return [self._views[v] for v in views]
+
+    def png(self, rv: RenderedView) -> bytes:
+        """PNG bytes of a render; the base views are encoded once and shared."""
+        if self._views.get(rv.name) is not rv:
+            return encode_png(rv.image)
+        if rv.name not in self._png:
+            self._png[rv.name] = encode_png(rv.image)
+        return self._png[rv.name]
+
+    def pngs(self, rvs: Sequence[RenderedView]) -> list[bytes]:
+        return [self.png(rv) for rv in rvs]
+
+    @cached_property
+    def hbonds(self) -> list:
+        """Pocket–ligand hydrogen bonds (:func:`misi_geom.find_hbonds`, default relaxed criteria)."""
+        from misi_geom import find_hbonds
+
+        return list(find_hbonds(self.complex))
+
+    def camera_frame(self, view: str = "front", motion: SE3 | None = None) -> np.ndarray:
+        """Camera-frame coordinates (Å) of every atom of the complex."""
+        return self.camera.to_camera_frame(self.complex.coord, view, motion)

@@ -1,0 +1,135 @@
+"""T5 translation + rotation and T6 rotation + rotation: multiple choice between four front views.
+
+T5: a move (x or y) then a roll are shown on complex c1; the options show c2's front view after
+candidate pairs; the correct one is the same pair applied to c2 (another complex of the same split).
+T6: two rolls about different axes are shown; the correct option applies the same two rolls once
+more to the already rotated complex.  Rolls turn about the object's current centre.
+Decoys: :mod:`misi_tasks.decoys`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from misi_geom import THREE_VIEWS, SE3
+from misi_tasks.commands import Command, Move, Roll, format_commands, sequence_motion
+from misi_tasks.decoys import SSIM_MAX, image_similarity, t5t6_decoy
+from misi_tasks.items import Item
+from misi_tasks.prompts import PROMPTS
+from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
+from misi_tasks.scene import Scene
+from misi_tasks.tasks.motion import angle_choices
+
+__all__ = ["PairChoiceTask", "TranslationRotationTask", "RotationRotationTask"]
+
+_MAX_REDRAWS = 12
+
+
+class PairChoiceTask(TaskGenerator):
+    """Shared machinery: a true pair (f1, f2), three decoys by scheme, option images checked by SSIM."""
+
+    defaults = {"ssim_max": SSIM_MAX}
+
+    def sample_pair(self, rng: np.random.Generator) -> tuple[Command, Command]:
+        raise NotImplementedError
+
+    def option_motion(self, pair: tuple[Command, Command], base: SE3) -> SE3:
+        """The motion an option image shows, after ``base`` (what the query image already shows)."""
+        return base.then(sequence_motion(pair, center=base.apply(np.zeros(3))))
+
+    def choose_options(self, query: Scene, base: SE3, pair, rng):
+        """(options as pairs, their renders) with the correct pair first, or raise TaskSkipped."""
+        (correct,) = query.render(["front"], motion=self.option_motion(pair, base))
+        chosen, renders = [pair], [correct]
+        motions = [self.option_motion(pair, base)]
+        for scheme in (1, 2, 3):
+            for _ in range(_MAX_REDRAWS):
+                cand = t5t6_decoy(scheme, *pair, rng)
+                m = self.option_motion(cand, base)
+                if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
+                    continue
+                (rv,) = query.render(["front"], motion=m)
+                if image_similarity(rv.image, correct.image) >= self.params["ssim_max"]:
+                    continue
+                chosen.append(cand)
+                renders.append(rv)
+                motions.append(m)
+                break
+            else:
+                raise TaskSkipped(f"no visibly different decoy by scheme {scheme} for {format_commands(pair)}")
+        return chosen, renders
+
+    def describe(self, scene: Scene, ctx: GenContext, rng) -> tuple[Scene, Scene, dict]:
+        """(demo scene, query scene, prompt fields)."""
+        raise NotImplementedError
+
+    def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
+        items, seen = [], set()
+        for k in range(self.count(ctx.split)):
+            demo, query, fields = self.describe(scene, ctx, rng)
+            for _ in range(_MAX_REDRAWS):
+                pair = self.sample_pair(rng)
+                if pair not in seen:
+                    break
+            seen.add(pair)
+            demo_motion = sequence_motion(pair)
+            (demo_after,) = demo.render(["front"], motion=demo_motion)
+            query_base = SE3.identity() if query is not demo else demo_motion
+            options, option_renders = self.choose_options(query, query_base, pair, rng)
+            images = demo.pngs(demo.base_views(THREE_VIEWS)) + [demo.png(demo_after)]
+            roles = ["c1 front", "c1 left", "c1 top", "c1 front after"]
+            if query is not demo:
+                images += query.pngs(query.base_views(THREE_VIEWS))
+                roles += ["c2 front", "c2 left", "c2 top"]
+            item = self.new_item(
+                scene, ctx, k,
+                question=PROMPTS[self.name](**fields),
+                images=images,
+                image_roles=roles,
+                answer="A",
+                options=["" for _ in options],
+                option_images=[query.png(rv) for rv in option_renders],
+                metadata={
+                    "f1": pair[0].to_dict(), "f2": pair[1].to_dict(),
+                    "options_canonical": [format_commands(o) for o in options],
+                    "demo_complex": demo.pdb_id, "query_complex": query.pdb_id,
+                    "demo_motion": demo_motion.to_list(),
+                    "option_motions": [self.option_motion(o, query_base).to_list() for o in options],
+                    "camera": demo.camera.to_dict(), "query_camera": query.camera.to_dict(),
+                },
+            )
+            item.renders = {"demo_after": demo_after, "options": option_renders}
+            items.append(item)
+        return items
+
+
+class TranslationRotationTask(PairChoiceTask):
+    """T5: f1 a move along x or y, f2 a roll; shown on c1, asked on c2."""
+
+    name = "translation-rotation"
+    counts = {"train": 6, "test": 3}
+
+    def sample_pair(self, rng):
+        d = int(rng.choice([v for v in range(-4, 5) if v != 0]))
+        return Move(str(rng.choice(["x", "y"])), d), Roll(str(rng.choice(["x", "y", "z"])), int(rng.choice(angle_choices())))
+
+    def describe(self, scene, ctx, rng):
+        if not ctx.partner_ids or ctx.partner is None:
+            raise TaskSkipped("needs a second complex in the same split")
+        other = ctx.partner(str(rng.choice(list(ctx.partner_ids))))
+        return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id}
+
+
+class RotationRotationTask(PairChoiceTask):
+    """T6: f1, f2 rolls about different axes; the answer applies them again to the rotated complex."""
+
+    name = "rotation-rotation"
+    counts = {"train": 6, "test": 3}
+
+    def sample_pair(self, rng):
+        a1, a2 = rng.choice(["x", "y", "z"], size=2, replace=False)
+        v1, v2 = rng.choice(angle_choices(), size=2)
+        return Roll(str(a1), int(v1)), Roll(str(a2), int(v2))
+
+    def describe(self, scene, ctx, rng):
+        return scene, scene, {"pdb_id": scene.pdb_id}

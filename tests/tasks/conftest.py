@@ -1,0 +1,22 @@
+"""Shared fixtures for the task tests: small images (256 px) keep the suite fast."""
+
+from __future__ import annotations
+
+import pytest
+
+from misi_geom import load_complex
+from misi_tasks.samples import sample_dirs
+from misi_tasks.scene import RenderSettings, Scene
+
+SIZE = 256
+
+
+@pytest.fixture(scope="session")
+def scenes() -> dict[str, Scene]:
+    """One scene per bundled sample complex, at 256 px."""
+    return {d.name: Scene(load_complex(d), RenderSettings(size=SIZE)) for d in sample_dirs()}
+
+
+@pytest.fixture(scope="session")
+def scene(scenes) -> Scene:
+    return scenes["2pyy"]

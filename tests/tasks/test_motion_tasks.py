@@ -1,0 +1,86 @@
+"""T1-T3: answers agree with the recorded motion, the screen coordinates and the pixels."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from skimage.registration import phase_cross_correlation
+
+from misi_tasks.generate import generate_items
+
+
+@pytest.fixture(scope="module")
+def items(scene):
+    return generate_items(scene, ["translation", "rotation", "zooming"], seed=3)
+
+
+def _grey(rv):
+    return rv.image.astype(float).mean(axis=2)
+
+
+def test_translation_answers_match_metadata_and_coordinates(items, scene):
+    got = items["translation"]
+    assert sorted(i.metadata["command"]["axis"] for i in got) == ["x", "y"]  # test split: one per axis
+    for item in got:
+        m = re.fullmatch(r"move ([xy]) (-?\d+)", item.answer)
+        assert m, item.answer
+        axis, d = m.group(1), int(m.group(2))
+        assert d != 0 and -4 <= d <= 4
+        assert item.metadata["command"] == {"op": "move", "axis": axis, "value": d}
+        before, after = item.renders["before"][0], item.renders["after"]
+        # the recorded motion maps before-coordinates onto after-coordinates
+        motion = np.array(item.metadata["motion"])
+        q = scene.camera_frame("front")
+        moved = q @ motion[:, :3].T + motion[:, 3]
+        np.testing.assert_allclose(after.screen.x_A, moved[:, 0], atol=1e-9)
+        np.testing.assert_allclose(after.screen.y_A, moved[:, 1], atol=1e-9)
+        # every projected atom moved by d * scale pixels along the axis
+        shift = np.array([after.screen.x_px - before.screen.x_px, before.screen.y_px - after.screen.y_px])
+        expect = np.array([d, 0.0]) if axis == "x" else np.array([0.0, d])
+        np.testing.assert_allclose(shift.T, np.broadcast_to(expect * scene.camera.scale, shift.T.shape), atol=1e-6)
+
+
+def test_translation_pixel_shift_matches_answer(items, scene):
+    """Phase correlation between image 1 and image 4 recovers d * scale pixels."""
+    for item in items["translation"]:
+        axis, d = item.metadata["command"]["axis"], item.metadata["command"]["value"]
+        before, after = item.renders["before"][0], item.renders["after"]
+        (dy, dx), _, _ = phase_cross_correlation(_grey(after), _grey(before), upsample_factor=4)
+        measured = dx if axis == "x" else -dy
+        other = dy if axis == "x" else dx
+        assert measured == pytest.approx(d * scene.camera.scale, abs=1.5)
+        assert abs(other) <= 1.5
+
+
+def test_rotation_turns_about_the_centroid(items, scene):
+    for item in items["rotation"]:
+        m = re.fullmatch(r"roll ([xyz]) (-?\d+)", item.answer)
+        assert m and int(m.group(2)) % 15 == 0 and int(m.group(2)) != 0
+        after = item.renders["after"]
+        q = scene.camera_frame("front")
+        from misi_geom import SE3
+
+        expect = SE3.rotation(m.group(1), int(m.group(2))).apply(q)
+        np.testing.assert_allclose(after.screen.x_A, expect[:, 0], atol=1e-9)
+        np.testing.assert_allclose(after.screen.depth, expect[:, 2], atol=1e-9)
+        # the centre of rotation (centroid of the heavy atoms) stays at the screen centre
+        heavy = ~scene.complex.is_hydrogen
+        cx = after.screen.x_px[heavy].mean()
+        assert cx == pytest.approx(scene.camera.size / 2, abs=1e-6)
+
+
+def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
+    got = items["zooming"]
+    assert len(got) == 2
+    for item in got:
+        d = int(re.fullmatch(r"move z (\d+)", item.answer).group(1))
+        assert 40 <= d <= 60
+        before, after = item.renders["before"][0], item.renders["after"]
+        D = scene.camera.distance
+        assert D - d >= 5.0
+        half = scene.camera.size / 2
+        r0 = np.hypot(before.screen.x_px - half, before.screen.y_px - half)
+        r1 = np.hypot(after.screen.x_px - half, after.screen.y_px - half)
+        np.testing.assert_allclose(r1, r0 * D / (D - d), rtol=1e-9)
