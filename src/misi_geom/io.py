@@ -5,7 +5,7 @@ and ``<id>_ligand.mol2`` and/or ``<id>_ligand.sdf``.  gemmi reads the pocket/pro
 mmCIF), RDKit reads the ligand.  Clean-up steps, each a small function:
 
 - waters and solvent (:data:`SOLVENT_NAMES`) are removed; metal ions and cofactors stay;
-- alternate locations: per residue, the conformer with the highest total occupancy is kept
+- alternate locations: per residue, the conformer with the highest (mean) occupancy is kept
   (ties: the first altloc letter);
 - hydrogens (and deuterium) are kept and flagged ``is_hydrogen``;
 - only the first model of a multi-model file is used.
@@ -91,6 +91,8 @@ def _atom_records(path: Path) -> list[tuple]:
                 )
                 if len(rows) > MAX_ATOMS:
                     raise MisiInputError(path, f"more than {MAX_ATOMS} atoms: too large for a pocket")
+    if not rows:  # gemmi reads any text as an empty PDB
+        raise MisiInputError(path, "no ATOM/HETATM records (not a PDB/mmCIF file?)")
     return rows
 
 
@@ -99,14 +101,19 @@ def _drop_solvent(rows: list[tuple]) -> list[tuple]:
 
 
 def _keep_best_altloc(rows: list[tuple]) -> list[tuple]:
-    """Per residue, keep atoms without altloc plus those of the highest-occupancy altloc."""
-    occ: dict[tuple, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    """Per residue, keep atoms without altloc plus those of the highest-occupancy altloc.
+
+    A conformer's occupancy is the mean over its atoms, so a conformer modelled with more atoms
+    (e.g. a Lys tail built out to NZ in A but only to CD in B) does not win by atom count.
+    """
+    occ: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r[6] not in ("\x00", " ", ""):
-            occ[r[:3]][r[6]] += r[7]
+            occ[r[:3]][r[6]].append(r[7])
     if not occ:
         return rows
-    best = {key: min(alts, key=lambda a: (-round(alts[a], 6), a)) for key, alts in occ.items()}
+    mean = {key: {a: sum(v) / len(v) for a, v in alts.items()} for key, alts in occ.items()}
+    best = {key: min(alts, key=lambda a: (-round(alts[a], 6), a)) for key, alts in mean.items()}
     return [r for r in rows if r[6] in ("\x00", " ", "") or best[r[:3]] == r[6]]
 
 
