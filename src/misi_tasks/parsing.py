@@ -162,18 +162,27 @@ _ROLL_RE = re.compile(_ROLL, re.I)
 _DOCK_RE = re.compile(rf"{_ROLL}\s*[,;]?\s*(?:(?:and|then)\s+)*{_MOVE}", re.I)
 
 _ATOM = r"[A-Za-z0-9][A-Za-z0-9']*"
-_SEP = r"\s*(?:;|\band\b|\n)\s*"
-_BOND4 = rf"[A-Za-z0-9]{{1,4}}\s+{_ATOM}\s*,\s*{_ATOM}"
-_BOND9 = rf"[A-Za-z0-9]{{1,4}}\s+-?\d+[A-Za-z]?\s+{_ATOM}\s+[A-Za-z0-9?]{{1,2}}\s*,\s*{_ATOM}"
-_YES4_RE = re.compile(rf"\byes\b\s*[:,.\-]?\s*({_BOND4}(?:{_SEP}{_BOND4})*)", re.I)
-_LIST9_RE = re.compile(rf"(?<![A-Za-z0-9])({_BOND9}(?:{_SEP}{_BOND9})*)", re.I)
-_BOND4_RE = re.compile(rf"({_BOND4})", re.I)
-_BOND9_RE = re.compile(rf"({_BOND9})", re.I)
-_NO_RE = re.compile(r"\b(?:no|none)\b(?=[ \t]*(?:$|[.,;:!)\]\"']))", re.I | re.M)
+_BULLET = r"(?:(?:[-\u2022]|\d+[.)])\s+)?"
+# between bonds: ';' or ',' (optionally followed by 'and'), ' and ', or a line break with an optional bullet
+_SEP = rf"(?:\s*[;,.]?[ \t]*\n\s*{_BULLET}|\s*[;,]\s*(?:and\s+)?|\s+and\s+)"
+# T4 bond: residue name, optional residue number (dropped), residue atom, ligand atom
+_BOND4 = rf"([A-Za-z0-9]{{1,4}})(?:\s+-?\d+[A-Za-z]?)?\s+({_ATOM})\s*,\s*({_ATOM})"
+# T9 bond: residue name, number with optional insertion code, atom, chain ('?' = blank), ligand atom
+_BOND9 = rf"([A-Za-z0-9]{{1,4}})\s+(-?\d+[A-Za-z]?)\s+({_ATOM})\s+([A-Za-z0-9?]{{1,2}})\s*,\s*({_ATOM})"
+_BOND4_RE = re.compile(_BOND4, re.I)
+_BOND9_RE = re.compile(_BOND9, re.I)
+_YES4_RE = re.compile(rf"\byes\b\s*[:,.\-]?\s*{_BULLET}((?:{_BOND4})(?:{_SEP}(?:{_BOND4}))*)", re.I)
+_LIST9_RE = re.compile(rf"(?<![A-Za-z0-9])((?:{_BOND9})(?:{_SEP}(?:{_BOND9}))*)", re.I)
+_NO_RE = re.compile(
+    r"\b(?:no|none)\b(?=[ \t]*(?:$|[.,;:!)\]\"']))"          # 'No' closing a phrase: "No.", "**No**"
+    r"|\A\W*no\b"                                           # a reply that starts with 'No'
+    r"|\banswer\b(?:\s+is)?\s*[:\-]?\s*no\b",                # "answer: no hydrogen bond"
+    re.I | re.M)
 
 _LETTER = r"(?:([A-D])(?![A-Za-z0-9])|([a-d])(?=[ \t]*(?:$|[.,;:!?)\]\"'])))"
 _MC_STRONG_RE = re.compile(
-    rf"(?i:\b(?:final\s+)?(?:answer|choice)\b(?:\s+(?:is|would\s+be|should\s+be))?)"
+    rf"(?i:\b(?:(?:final|correct|right|best)\s+)?(?:answer|choice)\b(?:\s+(?:is|would\s+be|should\s+be))?"
+    rf"|\b(?:correct|right|best)\s+(?:option|one)\s+is|\b(?:choose|pick|select)(?:\s+option)?)"
     rf"\s*[:=\-]?\s*(?i:(?:option|choice)\s*)?[\(\[]?\s*{_LETTER}", re.M)
 _MC_WEAK_RE = [
     re.compile(rf"^\W*{_LETTER}\W*$", re.M),                      # the letter alone on a line
@@ -197,7 +206,8 @@ def _pick(matches: list[tuple[int, ParsedAnswer]], pick: str) -> ParsedAnswer | 
 def _bonds(text: str, bond_re: re.Pattern[str], with_yes: bool) -> BondList:
     seen: dict[str, None] = {}
     for m in bond_re.finditer(text):
-        seen.setdefault(normalize_bond(m.group(1)), None)
+        *residue, ligand = m.groups()
+        seen.setdefault(normalize_bond(f"{' '.join(residue)}, {ligand}"), None)
     return BondList(tuple(seen), with_yes)
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from misi_tasks.names import TASK_NAMES
 from misi_tasks.parsing import normalize_bond, normalize_reply, parse_answer
 
 # (task, reply, expected canonical text or None for unparseable)
@@ -51,6 +54,11 @@ CASES = [
     ("residue-ligand", "Yes: ARG NH2, O1B. No other bonds are formed.", "Yes: ARG NH2, O1B"),
     ("residue-ligand", "Yes: ARG NH2, O1B ... on reflection, No.", "No"),           # last answer wins
     ("residue-ligand", "There is no obvious contact. Yes: LYS NZ, O1", "Yes: LYS NZ, O1"),
+    ("residue-ligand", "Yes:\n- ARG NH2, O1B\n- ARG NE, O2G", "Yes: ARG NH2, O1B; ARG NE, O2G"),   # bullets
+    ("residue-ligand", "Yes: ARG NH2, O1B, ARG NE, O2G", "Yes: ARG NH2, O1B; ARG NE, O2G"),    # commas
+    ("residue-ligand", "Yes: ARG 120 NH2, O1B and ARG 120 NE, O2G", "Yes: ARG NH2, O1B; ARG NE, O2G"),
+    ("residue-ligand", "No hydrogen bonds are formed.", "No"),     # reply starts with No
+    ("residue-ligand", "From the distances, the answer is no hydrogen bond", "No"),
     ("residue-ligand", "Yes", None),                               # Yes without bonds is incomplete
     ("residue-ligand", "Maybe.", None),
     # T9 pocket-ligand
@@ -59,6 +67,9 @@ CASES = [
     ("pocket-ligand", "GLY 184A N ?, O1", "GLY 184A N ?, O1"),      # insertion code, blank chain
     ("pocket-ligand", "Bonds:\n```\nHIS 57 NE2 B, N3\n```", "HIS 57 NE2 B, N3"),
     ("pocket-ligand", "Draft: ALA 1 N A, O1. Final: SER 2 OG A, O3", "SER 2 OG A, O3"),
+    ("pocket-ligand", "1. ASN 460 ND2 A, O2\n2. GLU 537 OE1 A, O2", "ASN 460 ND2 A, O2; GLU 537 OE1 A, O2"),
+    ("pocket-ligand", "ASN 460 ND2 A, O2;\nGLU 537 OE1 A, O2.", "ASN 460 ND2 A, O2; GLU 537 OE1 A, O2"),
+    ("pocket-ligand", "None.", "No"),
     ("pocket-ligand", "ASN ND2, O2", None),                        # no residue number or chain
     # T5, T6, T8 multiple choice
     ("translation-rotation", "C", "C"),
@@ -68,6 +79,9 @@ CASES = [
     ("rotation-rotation", "Option A shows a tilt. Option B too. Final answer: D", "D"),
     ("rotation-rotation", "The answer is B, since option A is wrong.", "B"),        # answer beats mentions
     ("interaction-location", "I pick option C", "C"),
+    ("rotation-rotation", "I choose B.", "B"),
+    ("rotation-rotation", "The correct option is C", "C"),
+    ("rotation-rotation", "A is correct", "A"),
     ("interaction-location", "A rotation cannot explain it.", None),                # 'A' as an article
     ("interaction-location", "the answer is a rotation", None),
     ("interaction-location", "E", None),
@@ -112,3 +126,16 @@ def test_normalize_reply(raw: str, expected: str) -> None:
 ])
 def test_normalize_bond(raw: str, expected: str) -> None:
     assert normalize_bond(raw) == expected
+
+
+# ---------------------------------------------------------------- properties
+_ALPHABET = st.sampled_from(list("xyzXYZ ABCDabcd0123456789-+.,;:\n*`°\u2212") + [
+    "move ", "roll ", "Yes: ", "No", "ARG ", "NH2", "O1B", "answer is ", "A 460 ", "?"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(task=st.sampled_from(TASK_NAMES), pieces=st.lists(_ALPHABET, max_size=40))
+def test_parse_never_raises_and_canonical_text_is_a_fixed_point(task: str, pieces: list[str]) -> None:
+    parsed = parse_answer(task, "".join(pieces))
+    if parsed is not None:
+        assert parse_answer(task, parsed.text) == parsed
