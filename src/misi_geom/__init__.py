@@ -15,6 +15,8 @@ from misi_geom.complex import (
     residue_starts,
 )
 from misi_geom.errors import MisiInputError
+from misi_geom.hbond_types import AcceptorClass, DonorClass, HBondTyping, assign_hbond_types
+from misi_geom.hbonds import HBond, find_hbonds, format_t4, format_t9, hbond_pairs
 from misi_geom.io import (
     LoadFailure,
     find_complex_dirs,
@@ -36,6 +38,15 @@ from misi_geom.transform import (
 )
 
 __all__ = [
+    "AcceptorClass",
+    "DonorClass",
+    "HBond",
+    "HBondTyping",
+    "assign_hbond_types",
+    "find_hbonds",
+    "format_t4",
+    "format_t9",
+    "hbond_pairs",
     "Axis",
     "Camera",
     "Complex",

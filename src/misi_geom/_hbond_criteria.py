@@ -1,0 +1,266 @@
+"""Acceptor-side and donor-side H-bond tests for one donor/acceptor pair (private).
+
+Each test reads positions from ``coord`` and the typing (:class:`misi_geom.hbond_types.HBondTyping`)
+and applies one criterion family of Mills & Dean (1996): syn/anti, phi/psi, theta/tau and generic
+acceptors; upsilon/tau, theta/tau, generic and water donors.  Limits arrive relaxed and squared
+(:func:`misi_geom._hbond_geometry.relax_params`).  A pair whose geometry cannot be evaluated
+(unexpected connectivity) fails.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from misi_geom._hbond_geometry import (
+    angle_deg,
+    bond_positions,
+    phi_plane,
+    sulfur_r2,
+    test_phi,
+    test_tau,
+    test_theta,
+)
+from misi_geom._hbond_idatm import PLANAR, TETRAHEDRAL, TYPE_INFO
+
+__all__ = ["Context", "acceptor_ok", "donor_ok"]
+
+_BOND_RADIUS = {"H": 0.23, "C": 0.68, "N": 0.68, "O": 0.68, "S": 1.02, "P": 1.05}
+
+
+class Context:
+    """Coordinates + typing, with cached hydrogen positions."""
+
+    def __init__(self, coord: np.ndarray, typing, element: np.ndarray, is_h: np.ndarray) -> None:
+        self.coord, self.typing, self.element, self.is_h = coord, typing, element, is_h
+        self.nbrs = typing.graph.nbrs
+        self.idatm = typing.idatm
+        self._hyd: dict[tuple[int, bool], list] = {}
+
+    def geom(self, i: int):
+        info = TYPE_INFO.get(str(self.idatm[i]))
+        return info[0] if info else None
+
+    def heavy(self, i: int) -> list[int]:
+        return [j for j in self.nbrs[i] if not self.is_h[j]]
+
+    def hyd_positions(self, i: int, lone_pairs: bool = False) -> list:
+        """Explicit H positions of atom i, else those fixed by its heavy neighbours (if any)."""
+        key = (i, lone_pairs)
+        if key not in self._hyd:
+            self._hyd[key] = self._hyd_positions(i, lone_pairs)
+        return self._hyd[key]
+
+    def _hyd_positions(self, i: int, lone_pairs: bool) -> list:
+        heavy = [j for j in self.nbrs[i] if not self.is_h[j]]
+        hyds = [self.coord[j] for j in self.nbrs[i] if self.is_h[j]]
+        if hyds and not lone_pairs:
+            return hyds
+        info = TYPE_INFO.get(str(self.idatm[i]))
+        if info is None:
+            return hyds
+        geom, subs = info
+        if lone_pairs:
+            subs = geom
+        known = hyds + [self.coord[j] for j in heavy]
+        if len(known) >= subs or not known:
+            return hyds
+        if len(known) == 1 and geom == TETRAHEDRAL:
+            return hyds
+        if geom - subs > 0:
+            return hyds
+        length = _BOND_RADIUS.get(str(self.element[i]), 0.68) + 0.23
+        coplanar = None
+        if geom == PLANAR:
+            coplanar = [self.coord[k] for j in heavy if self.geom(j) == PLANAR for k in self.nbrs[j] if k != i]
+        try:
+            return hyds + bond_positions(self.coord[i], geom, length, known, coplanar=coplanar or None)
+        except ValueError:
+            return hyds
+
+
+# --- acceptor side -------------------------------------------------------------------------------
+def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p: list) -> bool:
+    """Acceptor-side criteria of class ``acc`` (relaxed limits ``p``) for donor ``d``."""
+    dp, ap = ctx.coord[d], ctx.coord[a]
+    s_donor = ctx.element[d] == "S"
+    d2 = float((dp - ap) @ (dp - ap))
+    if acc.kind == "syn_anti":
+        syn, plane_atom = acc.partners
+        sp, pp = ctx.coord[syn], ctx.coord[plane_atom]
+        z = pp - ap
+        y = (sp - pp) - ((sp - pp) @ z) / (z @ z) * z
+        is_syn = (dp - ap) @ y > 0.0
+        r2, phi, theta = p[0:3] if is_syn else p[3:6]
+        if s_donor:
+            r2 = sulfur_r2(r2)
+        if d2 > r2:
+            return False
+        return test_phi(dp, ap, pp, [ap, pp, sp], phi) and test_theta(dp, hyds, ap, theta)
+    if acc.kind == "phi_psi":
+        b1, b2 = acc.partners
+        r2, phi, theta = p
+        if b1 is None:
+            nb = ctx.nbrs[a]
+            b1 = nb[0] if nb else None
+            b2 = nb[1] if len(nb) > 1 else None
+        if s_donor:
+            r2 = sulfur_r2(r2)
+        if d2 > r2:
+            return False
+        grand = [ctx.coord[k] for k in ctx.nbrs[b1] if k != a] if b1 is not None and b2 is None else []
+        try:
+            plane, base = phi_plane(ap, None if b1 is None else ctx.coord[b1],
+                                    None if b2 is None else ctx.coord[b2], grand)
+        except ValueError:
+            return False
+        if base is not None and not test_phi(dp, ap, base, plane, phi):
+            return False
+        return test_theta(dp, hyds, ap, theta)
+    if acc.kind == "theta_tau":
+        (partner,) = acc.partners or (None,)
+        r2, ups_low, ups_high, theta = p
+        if s_donor:
+            r2 = sulfur_r2(r2)
+        if d2 > r2:
+            return False
+        tau, tau_sym = acc.tau if acc.tau else (None, None)
+        if partner is not None:
+            ups = [ctx.coord[partner]]
+        else:
+            lps = bond_positions(ap, TETRAHEDRAL, 1.0, [ctx.coord[k] for k in ctx.nbrs[a]])
+            ups = [ap - (lp - ap) for lp in lps]
+        for up in ups:
+            u = angle_deg(up, ap, dp)
+            if ups_low <= u <= -ups_high and test_theta(dp, hyds, ap, theta) and \
+                    _tau(ctx, tau, tau_sym, a, ap, dp):
+                return True
+        return False
+    # generic
+    r2, min_angle = p
+    if s_donor:
+        r2 = sulfur_r2(r2)
+    if d2 > r2:
+        return False
+    return all(angle_deg(ctx.coord[b], ap, dp) >= min_angle for b in ctx.nbrs[a])
+
+
+def _tau(ctx: Context, tau, tau_sym, atom: int, pos, other) -> bool:
+    if tau is None:
+        return True
+    bonded = list(ctx.hyd_positions(atom)) if tau_sym == 4 else []
+    heavy = ctx.heavy(atom)
+    if not heavy:
+        return True
+    if 2 * len(bonded) != tau_sym:
+        bonded = list(ctx.hyd_positions(heavy[0], lone_pairs=True))
+        bonded += [ctx.coord[b] for b in ctx.nbrs[heavy[0]] if b != atom and not ctx.is_h[b]]
+        if not bonded:
+            return True
+    if 2 * len(bonded) != tau_sym:
+        return False
+    return test_tau(tau, tau_sym, ctx.coord[heavy[0]], pos, other, bonded)
+
+
+# --- donor side ----------------------------------------------------------------------------------
+def _acceptor_family(ctx: Context, a: int) -> str | None:
+    geom = ctx.geom(a)
+    if geom is None:
+        return None
+    el = ctx.element[a]
+    if el == "O" and geom == PLANAR:
+        return "sp2O"
+    if (el == "O" and geom == TETRAHEDRAL) or (el == "N" and geom == PLANAR):
+        return "sp3O"
+    if el == "N" and geom == TETRAHEDRAL:
+        return "sp3N"
+    return "gen"
+
+
+def _lone_pair_dirs(ctx: Context, a: int) -> list:
+    ap = ctx.coord[a]
+    lps = bond_positions(ap, TETRAHEDRAL, 1.0, [ctx.coord[k] for k in ctx.nbrs[a]])
+    return [ap - (lp - ap) for lp in lps]
+
+
+def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p: list, gen: dict) -> bool:
+    """Donor-side criteria of class ``don`` (relaxed limits ``p``, relaxed generic limits ``gen``)."""
+    fam = _acceptor_family(ctx, a)
+    if fam is None:
+        return False
+    dp, ap = ctx.coord[d], ctx.coord[a]
+    if don.kind == "generic":
+        return _donor_generic(ctx, d, hyds, a, fam, p, gen["generic"])
+    if don.kind == "theta_tau":
+        if not hyds:
+            return False
+        if fam == "sp2O":
+            rp2, theta = p[0], p[1]
+        elif fam == "sp3O":
+            rp2, theta = p[2], p[3]
+            if len(ctx.nbrs[a]) == 2:
+                b = ctx.nbrs[a]
+                plane, base = phi_plane(ap, ctx.coord[b[0]], ctx.coord[b[1]], [])
+                if not any(float((h - ap) @ (h - ap)) <= rp2 for h in hyds):
+                    return False
+                if not test_phi(dp, ap, base, plane, p[4]):
+                    return False
+        elif fam == "sp3N":
+            rp2, theta = p[5], p[6]
+            dirs = _lone_pair_dirs(ctx, a)
+            if dirs and not any(angle_deg(dp, ap, u) > p[7] for u in dirs):
+                return False
+        else:
+            rp2, theta = gen["theta_tau"]
+            if ctx.element[a] == "S":
+                rp2 = sulfur_r2(rp2)
+        if not any(float((h - ap) @ (h - ap)) <= rp2 for h in hyds):
+            return False
+        return test_theta(dp, hyds, ap, theta)
+    # upsilon_tau
+    if fam == "sp2O":
+        r2, lo, hi, theta, tau = p[0:5]
+    elif fam == "sp3O":
+        r2, lo, hi, theta, tau = p[5:10]
+    elif fam == "sp3N":
+        r2, lo, hi, theta, tau = p[11:16]
+        if len(ctx.nbrs[a]) > 1:
+            dirs = _lone_pair_dirs(ctx, a)
+            if not any(angle_deg(u, ap, dp) >= p[16] for u in dirs):
+                return False
+    else:
+        r2, lo, hi, theta = gen["upsilon_tau"]
+        tau = None
+        if ctx.element[a] == "S":
+            r2 = sulfur_r2(r2)
+    if float((dp - ap) @ (dp - ap)) > r2:
+        return False
+    heavy = ctx.heavy(d)
+    if len(heavy) != 1:
+        return False
+    ups = angle_deg(ctx.coord[heavy[0]], dp, ap)
+    if ups < lo or ups > -hi:
+        return False
+    if not test_theta(dp, hyds, ap, theta):
+        return False
+    return _tau(ctx, tau, don.tau_sym, d, dp, ap)
+
+
+def _donor_generic(ctx: Context, d: int, hyds: list, a: int, fam: str, p: list, gp: list) -> bool:
+    sp2_rp2, sp3o_rp2, sp3n_rp2, sp2_r2, sp3o_r2, sp3n_r2 = p
+    gen_rp2, gen_r2, min_hyd_angle, min_bonded = gp
+    r2, rp2 = {"sp2O": (sp2_r2, sp2_rp2), "sp3O": (sp3o_r2, sp3o_rp2), "sp3N": (sp3n_r2, sp3n_rp2)}.get(
+        fam, (gen_r2, gen_rp2))
+    if fam == "gen" and ctx.element[a] == "S":
+        min_bonded = min_bonded - 9
+    dp, ap = ctx.coord[d], ctx.coord[a]
+    if not hyds:
+        if float((dp - ap) @ (dp - ap)) > r2:
+            return False
+    elif not any(float((h - ap) @ (h - ap)) < rp2 for h in hyds):
+        return False
+    for b in ctx.heavy(d):
+        if angle_deg(ctx.coord[b], dp, ap) < min_bonded:
+            return False
+    if not hyds:
+        return True
+    return any(angle_deg(dp, h, ap) >= min_hyd_angle for h in hyds)

@@ -1,0 +1,235 @@
+"""Geometric primitives and criteria of the H-bond detector (private).
+
+Everything here is pure: positions in, booleans/positions out.  The criteria are those of Mills &
+Dean (1996) as used by ChimeraX ``hbonds``: a donor/acceptor pair passes when the acceptor-side
+test (distance, plus phi/psi, syn/anti, theta/tau or generic angle limits) and the donor-side test
+(heavy-atom or H..A distance, upsilon, theta, tau) both hold.  Distances arrive squared and
+already relaxed; angles in degrees, already relaxed (see :func:`relax_params`).
+
+:func:`triplet_distances_angles` is the vectorised first stage over (k, 3) donor/H/acceptor index
+triplets; the class-specific tests then run on the few candidates left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "SULFUR_COMP",
+    "relax_params",
+    "angle_deg",
+    "bond_positions",
+    "triplet_distances_angles",
+    "test_phi",
+    "test_theta",
+    "phi_plane",
+]
+
+#: Å added to distance limits when the donor or acceptor is sulfur.
+SULFUR_COMP = 0.35
+
+
+def relax_params(args, dist_slop: float, angle_slop: float) -> list:
+    """Square + relax distances (0 < x < 7.5 Å), relax angles (degrees) by the slop values.
+
+    Positive angles are lower limits (decreased, floor 0); negative ones encode upper limits as
+    ``-limit`` (decreased, floor -180).  ``None`` and non-numbers pass through.
+    """
+    out = []
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, (int, float)):
+            out.append(a)
+        elif 0.0 < a < 7.5:
+            out.append((a + dist_slop) ** 2)
+        elif a < 0.0:
+            out.append(max(-180.0, a - angle_slop))
+        else:
+            out.append(max(0.0, a - angle_slop))
+    return out
+
+
+def sulfur_r2(r2: float) -> float:
+    return (np.sqrt(r2) + SULFUR_COMP) ** 2
+
+
+def angle_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+    """Angle a-b-c in degrees."""
+    u, v = a - b, c - b
+    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+    if nu == 0 or nv == 0:
+        return 0.0
+    return float(np.degrees(np.arccos(np.clip(u @ v / (nu * nv), -1.0, 1.0))))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(v)
+    return v / n if n > 0 else v
+
+
+def triplet_distances_angles(coord: np.ndarray, triplets: np.ndarray):
+    """D..A distance, H..A distance and D-H..A angle for (k, 3) donor/H/acceptor triplets.
+
+    ``H = -1`` means no hydrogen: its distance and angle are NaN.
+
+    Returns
+    -------
+    da : ndarray, dtype=float64, shape=(k,)
+    ha : ndarray, dtype=float64, shape=(k,)
+    theta_deg : ndarray, dtype=float64, shape=(k,)
+    """
+    t = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
+    d, h, a = coord[t[:, 0]], coord[np.maximum(t[:, 1], 0)], coord[t[:, 2]]
+    da = np.linalg.norm(a - d, axis=1)
+    ha = np.linalg.norm(a - h, axis=1)
+    u, v = d - h, a - h
+    cos = np.einsum("ij,ij->i", u, v) / np.maximum(np.linalg.norm(u, axis=1) * ha, 1e-12)
+    theta = np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+    noh = t[:, 1] < 0
+    ha[noh] = np.nan
+    theta[noh] = np.nan
+    return da, ha, theta
+
+
+# --- ideal substituent positions ---------------------------------------------------------------
+def _perp(v: np.ndarray) -> np.ndarray:
+    """A unit vector perpendicular to ``v`` (deterministic)."""
+    ref = np.array([1.0, 0.0, 0.0]) if abs(v[0]) < 0.9 * np.linalg.norm(v) else np.array([0.0, 1.0, 0.0])
+    return _unit(np.cross(v, ref))
+
+
+def _angle_pos(center, bonded, length, degrees, coplanar=None):
+    """Position at ``degrees`` from the center->bonded bond, in the plane of a coplanar point."""
+    u = _unit(bonded - center)
+    rad = np.radians(degrees)
+    ups = []
+    if coplanar:
+        for k, cp in enumerate(coplanar[:2]):
+            w = cp - center
+            w = w - (w @ u) * u
+            w = _unit(w) if np.linalg.norm(w) > 1e-8 else _perp(u)
+            ups.append(-w if k else w)
+    else:
+        ups.append(_perp(u))
+    pts = [center + length * (np.cos(rad) * u + np.sin(rad) * w) for w in ups]
+    if len(pts) > 1:
+        mid = (pts[0] + pts[1]) / 2 - center
+        return center + _unit(mid) * length
+    return pts[0]
+
+
+def bond_positions(center: np.ndarray, geom: int, length: float, bonded: list, coplanar=None) -> list:
+    """Ideal positions of the missing substituents of an atom of geometry ``geom`` (1-4)."""
+    cur = [np.asarray(b, dtype=float) for b in bonded]
+    new: list = []
+    if geom == 1:
+        return [] if cur else [center + np.array([length, 0.0, 0.0])]
+    if geom == 2:
+        if len(cur) > 1:
+            return []
+        if not cur:
+            p = center + np.array([length, 0.0, 0.0])
+            new.append(p)
+            cur.append(p)
+        new.append(center + _unit(center - cur[0]) * length)
+        return new
+    if geom == 3:
+        if len(cur) > 2:
+            return []
+        if not cur:
+            p = center + np.array([length, 0.0, 0.0])
+            new.append(p)
+            cur.append(p)
+        if len(cur) == 1:
+            p = _angle_pos(center, cur[0], length, 120.0, coplanar)
+            new.append(p)
+            cur.append(p)
+        v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
+        new.append(center + _unit(-(v1 + v2)) * length)
+        return new
+    if geom == 4:
+        if len(cur) > 3:
+            return []
+        if not cur:
+            p = center + np.array([length, 0.0, 0.0])
+            new.append(p)
+            cur.append(p)
+        if len(cur) == 1:
+            p = _angle_pos(center, cur[0], length, 109.5)
+            new.append(p)
+            cur.append(p)
+        if len(cur) == 2:
+            v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
+            anti = _unit(-(v1 + v2)) * np.cos(np.radians(54.75)) * length
+            cr = _unit(np.cross(v2, v1)) * np.sin(np.radians(54.75)) * length
+            p = center + anti + cr
+            new.append(p)
+            cur.append(p)
+        if len(cur) == 3:
+            pts = [center + _unit(b - center) for b in cur]
+            normal = _unit(np.cross(pts[1] - pts[0], pts[2] - pts[0]))
+            if normal @ (center - pts[0]) < 0:
+                normal = -normal
+            new.append(center + normal * length)
+        return new
+    raise ValueError(f"unknown geometry {geom}")
+
+
+# --- shared angle tests --------------------------------------------------------------------------
+def phi_plane(ap: np.ndarray, b1: np.ndarray | None, b2: np.ndarray | None, grand: list):
+    """(plane points or None, base position or None) for the phi test of an acceptor.
+
+    Two principal bonded atoms: the plane acceptor-b1-b2, base at their midpoint.  One: base b1, plane
+    through the acceptor and b1's other neighbours ``grand`` (with b1 itself when there is one).
+    Raises ValueError for more than two grand-neighbours.
+    """
+    if b2 is not None:
+        return [ap, b1, b2], (b1 + b2) / 2.0
+    if b1 is not None:
+        if len(grand) == 1:
+            return [ap, b1, grand[0]], b1
+        if len(grand) == 2:
+            return [ap, grand[0], grand[1]], b1
+        if len(grand) == 0:
+            return None, b1
+        raise ValueError("wrong number of grand-neighbours for a phi/psi acceptor")
+    return None, None
+
+
+def test_phi(dp, ap, bp, plane, phi: float) -> bool:
+    """Angle base-acceptor-donor, all projected into ``plane``, must be >= phi."""
+    if plane is None:
+        return True
+    normal = _unit(np.cross(plane[1] - plane[0], plane[2] - plane[1]))
+    off = normal @ plane[1]
+
+    def proj(p):
+        return p - normal * (normal @ p - off)
+
+    return angle_deg(proj(bp), proj(ap), proj(dp)) >= phi
+
+
+def test_theta(dp, hyds, ap, theta: float) -> bool:
+    """Some hydrogen makes the angle D-H..A >= theta (no hydrogens: passes)."""
+    if len(hyds) == 0:
+        return True
+    return any(angle_deg(ap, h, dp) >= theta for h in hyds)
+
+
+def test_tau(tau, tau_sym, normal_from, dap, op, bonded_pos) -> bool:
+    """Dihedral-like tau test about the axis heavy-neighbour -> donor/acceptor.
+
+    ``bonded_pos`` are the substituent positions the tau angle is measured against; a negative tau
+    means 'some angle <= -tau', a positive one 'every angle >= tau'.
+    """
+    if tau is None or not bonded_pos:
+        return True
+    normal = _unit(normal_from - dap)
+
+    def proj(p):
+        return p - normal * (normal @ p)
+
+    po, pd = proj(op), proj(dap)
+    angs = [angle_deg(po, pd, proj(b)) for b in bonded_pos]
+    if tau < 0.0:
+        return any(a <= -tau for a in angs)
+    return all(a >= tau for a in angs)

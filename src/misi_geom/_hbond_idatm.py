@@ -1,0 +1,339 @@
+"""IDATM-style atom types for H-bond typing (private).
+
+ChimeraX classifies H-bond donors and acceptors by IDATM atom type (Meng & Lewis 1991): a
+hybridisation/charge label such as ``C3``, ``Npl``, ``O2-`` with a geometry (single, linear,
+planar, tetrahedral) and an expected number of substituents.  misi assigns the same labels itself:
+
+* pocket atoms of the 20 standard residues from per-residue templates (backbone N ``Npl``; the first
+  N of every chain fragment, i.e. an N without a peptide bond, ``N3+``; a C-terminal OXT makes the
+  carboxylate ``Cac``/``O2-``);
+* other atoms (the ligand, cofactors, modified residues) from their chemistry: neighbour counts
+  (hydrogens included), bond orders (1, 1.5 aromatic, 2, 3), formal charges, and, where bond orders
+  are unknown (pocket hetero groups have order 1), a bond-length/angle fallback.
+
+The tables describe chemistry, not any program's code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from misi_geom.complex import Complex
+
+__all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "atom_graph", "idatm_types"]
+
+SINGLE, LINEAR, PLANAR, TETRAHEDRAL = 1, 2, 3, 4
+
+#: IDATM type -> (geometry, expected substituents).  Types not listed (halogens, metals) have none.
+TYPE_INFO: dict[str, tuple[int, int]] = {
+    "C1": (2, 2), "C1-": (2, 1), "C2": (3, 3), "C3": (4, 4), "Cac": (3, 3), "Car": (3, 3),
+    "D": (1, 1), "DC": (1, 1), "H": (1, 1), "HC": (1, 1),
+    "N1": (2, 1), "N1+": (2, 2), "N2": (3, 2), "N2+": (3, 3), "N3": (4, 3), "N3+": (4, 4),
+    "Ng+": (3, 3), "Npl": (3, 3), "Ntr": (3, 3),
+    "O1": (2, 1), "O1+": (2, 1), "O2": (3, 1), "O2-": (3, 1), "O3": (4, 2), "O3-": (4, 1),
+    "Oar": (3, 2), "Oar+": (3, 2),
+    "P3+": (4, 4), "Pac": (4, 4), "Pox": (4, 4),
+    "S2": (3, 1), "S3": (4, 2), "S3+": (4, 3), "S3-": (4, 1), "Sac": (4, 4), "Sar": (3, 2),
+    "Son": (4, 4), "Sxd": (4, 3),
+}
+
+_BACKBONE = {"N": "Npl", "CA": "C3", "C": "C2", "O": "O2", "OXT": "O2-"}
+_SIDE = {
+    "ALA": {"CB": "C3"},
+    "ARG": {"CB": "C3", "CG": "C3", "CD": "C3", "NE": "Ng+", "CZ": "C2", "NH1": "Ng+", "NH2": "Ng+"},
+    "ASN": {"CB": "C3", "CG": "C2", "OD1": "O2", "ND2": "Npl"},
+    "ASP": {"CB": "C3", "CG": "Cac", "OD1": "O2-", "OD2": "O2-"},
+    "CYS": {"CB": "C3", "SG": "S3"},
+    "GLN": {"CB": "C3", "CG": "C3", "CD": "C2", "OE1": "O2", "NE2": "Npl"},
+    "GLU": {"CB": "C3", "CG": "C3", "CD": "Cac", "OE1": "O2-", "OE2": "O2-"},
+    "GLY": {},
+    "HIS": {"CB": "C3", "CG": "C2", "ND1": "Npl", "CD2": "C2", "CE1": "C2", "NE2": "Npl"},
+    "ILE": {"CB": "C3", "CG1": "C3", "CG2": "C3", "CD1": "C3"},
+    "LEU": {"CB": "C3", "CG": "C3", "CD1": "C3", "CD2": "C3"},
+    "LYS": {"CB": "C3", "CG": "C3", "CD": "C3", "CE": "C3", "NZ": "N3+"},
+    "MET": {"CB": "C3", "CG": "C3", "SD": "S3", "CE": "C3"},
+    "PHE": {"CB": "C3", **{n: "Car" for n in ("CG", "CD1", "CD2", "CE1", "CE2", "CZ")}},
+    "PRO": {"CB": "C3", "CG": "C3", "CD": "C3"},
+    "SER": {"CB": "C3", "OG": "O3"},
+    "THR": {"CB": "C3", "OG1": "O3", "CG2": "C3"},
+    "TRP": {"CB": "C3", "NE1": "Npl",
+            **{n: "Car" for n in ("CG", "CD1", "CD2", "CE2", "CE3", "CZ2", "CZ3", "CH2")}},
+    "TYR": {"CB": "C3", "OH": "O3", **{n: "Car" for n in ("CG", "CD1", "CD2", "CE1", "CE2", "CZ")}},
+    "VAL": {"CB": "C3", "CG1": "C3", "CG2": "C3"},
+}
+_SIDE["HID"] = _SIDE["HIE"] = _SIDE["HIP"] = _SIDE["HIS"]
+_SIDE["CYX"] = _SIDE["CYM"] = _SIDE["CYS"]
+_SIDE["ASH"], _SIDE["GLH"], _SIDE["LYN"] = _SIDE["ASP"], _SIDE["GLU"], _SIDE["LYS"]
+
+
+class AtomGraph:
+    """Adjacency of a complex: neighbour lists and the bond order of each (i, j) pair."""
+
+    def __init__(self, c: Complex) -> None:
+        n = len(c)
+        self.nbrs: list[list[int]] = [[] for _ in range(n)]
+        self.order: dict[tuple[int, int], float] = {}
+        for (i, j), o in zip(c.bonds.tolist(), c.bond_order.tolist()):
+            self.nbrs[i].append(j)
+            self.nbrs[j].append(i)
+            self.order[(i, j)] = self.order[(j, i)] = o
+        self.is_h = c.is_hydrogen
+        self.element = c.element
+        self.rings = _atom_rings(self.nbrs, c.is_hydrogen)
+
+    def heavy(self, i: int) -> list[int]:
+        return [j for j in self.nbrs[i] if not self.is_h[j]]
+
+
+def atom_graph(c: Complex) -> AtomGraph:
+    return AtomGraph(c)
+
+
+def _atom_rings(nbrs: list[list[int]], is_h: np.ndarray, max_size: int = 8) -> list[list[frozenset]]:
+    """Smallest ring through each bond (heavy atoms, size <= max_size), collected per atom."""
+    rings: set[frozenset] = set()
+    for a in range(len(nbrs)):
+        if is_h[a]:
+            continue
+        for b in nbrs[a]:
+            if b <= a or is_h[b]:
+                continue
+            # BFS from b to a without using the a-b bond
+            prev = {b: -1}
+            frontier = [b]
+            found = False
+            for _depth in range(max_size - 1):
+                nxt = []
+                for u in frontier:
+                    for v in nbrs[u]:
+                        if is_h[v] or v in prev or (u == b and v == a):
+                            continue
+                        prev[v] = u
+                        if v == a:
+                            found = True
+                            break
+                        nxt.append(v)
+                    if found:
+                        break
+                if found or not nxt:
+                    break
+                frontier = nxt
+            if found:
+                path, u = [], a
+                while u != -1:
+                    path.append(u)
+                    u = prev[u]
+                rings.add(frozenset(path))
+    per_atom: list[list[frozenset]] = [[] for _ in range(len(nbrs))]
+    for r in sorted(rings, key=lambda r: (len(r), sorted(r))):
+        for a in r:
+            per_atom[a].append(r)
+    return per_atom
+
+
+def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
+    """IDATM-style type of every atom of ``c`` (``<U4``; element symbol when no type applies)."""
+    g = g or AtomGraph(c)
+    out = np.array(c.element, dtype="<U4")
+    templated = _template_types(c, g, out)
+    for i in range(len(c)):
+        if not templated[i]:
+            out[i] = _chem_type(c, g, i)
+    _fix_dependent(c, g, out, templated)
+    return out
+
+
+def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
+    done = np.zeros(len(c), dtype=bool)
+    pocket = ~c.is_ligand
+    for i in np.flatnonzero(pocket & ~c.is_hydrogen):
+        side = _SIDE.get(str(c.res_name[i]))
+        if side is None:
+            continue
+        name = str(c.atom_name[i])
+        t = side.get(name) or _BACKBONE.get(name)
+        if t is None:
+            continue
+        out[i] = t
+        done[i] = True
+    # chain-fragment starts: backbone N without a peptide bond is charged (N3+)
+    # C-termini: OXT present -> carboxylate
+    for i in np.flatnonzero(done):
+        name = str(c.atom_name[i])
+        if name == "N" and str(c.res_name[i]) != "PRO":
+            if not any(c.atom_name[j] == "C" and c.res_index[j] != c.res_index[i] for j in g.nbrs[i]):
+                out[i] = "N3+"
+        elif name == "N":
+            if not any(c.atom_name[j] == "C" and c.res_index[j] != c.res_index[i] for j in g.nbrs[i]):
+                out[i] = "N3+"
+        elif name == "OXT":
+            for j in g.nbrs[i]:
+                out[j] = "Cac"
+                for k in g.nbrs[j]:
+                    if c.atom_name[k] == "O":
+                        out[k] = "O2-"
+    for i in np.flatnonzero(pocket & c.is_hydrogen):
+        out[i] = "HC" if any(c.element[j] == "C" for j in g.nbrs[i]) else "H"
+        done[i] = True
+    return done
+
+
+def _terminal_o(g: AtomGraph, i: int) -> list[int]:
+    """Oxygen neighbours of ``i`` bonded to nothing else."""
+    return [j for j in g.nbrs[i] if g.element[j] == "O" and len(g.nbrs[j]) == 1]
+
+
+def _has_order(c: Complex) -> bool:
+    return True
+
+
+def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
+    el = str(c.element[i])
+    nb = g.nbrs[i]
+    deg = len(nb)
+    orders = [g.order[(i, j)] for j in nb]
+    arom = any(o == 1.5 for o in orders)
+    known = bool(c.is_ligand[i]) or any(o != 1 for o in orders)
+    if el in ("H", "D"):
+        hc = any(g.element[j] == "C" for j in nb)
+        return ("DC" if hc else "D") if el == "D" else ("HC" if hc else "H")
+    if el == "C":
+        if deg >= 4:
+            return "C3"
+        if len(_terminal_o(g, i)) >= 2 and deg == 3:
+            return "Cac"
+        if arom:
+            return "Car"
+        if any(o == 3 for o in orders) or sum(o == 2 for o in orders) >= 2 or deg == 2 and known:
+            return "C1" if deg == 2 else "C1-"
+        if deg == 3 or any(o == 2 for o in orders):
+            return "C2"
+        return "C3" if known else _geom_type(c, g, i, "C")
+    if el == "N":
+        heavy = g.heavy(i)
+        if deg >= 4:
+            return "N3+"
+        if deg == 3 and len(_terminal_o(g, i)) >= 2:
+            return "Ntr"
+        if any(o == 3 for o in orders):
+            return "N1"
+        if deg == 3:
+            if _is_guanidinium_n(c, g, i):
+                return "Ng+"
+            if arom or any(o == 2 for o in orders):
+                return "Npl"
+            # IDATM's own rule for three-connected N: pyramidal (mean angle < 115 deg) is sp3
+            return "N3" if _mean_angle(c, nb, i) < 115.0 else "Npl"
+        if deg == 2:
+            if any(o == 2 for o in orders) or (arom and not any(c.is_hydrogen[j] for j in nb)):
+                return "N2"
+            if arom or _conjugated(c, g, i):
+                return "Npl"
+            return "N3" if known else "N2"
+        if deg == 1:
+            return "N1" if orders[0] == 3 else ("N2" if orders[0] == 2 else "N3")
+        return "N3"
+    if el == "O":
+        if deg == 1:
+            j = nb[0]
+            ej = str(c.element[j])
+            tj = len(_terminal_o(g, j))
+            if ej == "C" and tj >= 2 and len(g.nbrs[j]) == 3:
+                return "O2-"
+            if ej == "N" and tj >= 2 and len(g.nbrs[j]) == 3:
+                return "O2-"
+            if ej in ("S", "P") and len(g.nbrs[j]) >= 3 and _free_o(g, j) >= 1:
+                # phosphate, phosphonate, sulfate, sulfone, sulfoxide oxygens
+                return "O3-"
+            if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
+                return "O2"
+            return "O3-" if c.formal_charge[i] < 0 else ("O2" if not known else "O3")
+        if deg >= 2:
+            return "Oar" if arom else "O3"
+        return "O3"
+    if el == "S":
+        fo = _free_o(g, i)
+        if deg == 4 and fo >= 3:
+            return "Sac"
+        if deg == 4 and fo >= 1:
+            return "Son"
+        if deg == 3 and any(g.element[j] == "O" for j in nb):
+            return "Sxd"
+        if deg == 1:
+            return "S2" if orders[0] >= 2 else ("S3-" if c.formal_charge[i] < 0 else "S3")
+        if arom:
+            return "Sar"
+        return "S3"
+    if el == "P":
+        fo = _free_o(g, i)
+        if deg == 4 and fo >= 2:
+            return "Pac"
+        if deg == 4 and fo == 1:
+            return "Pox"
+        return "P3+" if deg == 4 else "P"
+    return el
+
+
+def _free_o(g: AtomGraph, i: int) -> int:
+    """Oxygen neighbours of ``i`` with no other heavy neighbour (hydrogens allowed)."""
+    return sum(1 for j in g.nbrs[i] if g.element[j] == "O" and len(g.heavy(j)) == 1)
+
+
+def _mean_angle(c: Complex, nb: list[int], i: int) -> float:
+    v = c.coord[nb] - c.coord[i]
+    v = v / np.linalg.norm(v, axis=1)[:, None]
+    cos = [float(v[a] @ v[b]) for a in range(len(nb)) for b in range(a + 1, len(nb))]
+    return float(np.degrees(np.arccos(np.clip(cos, -1, 1))).mean())
+
+
+def _bond_len(c: Complex, i: int, j: int) -> float:
+    return float(np.linalg.norm(c.coord[i] - c.coord[j]))
+
+
+def _conjugated(c: Complex, g: AtomGraph, i: int) -> bool:
+    """A 3-connected N next to a multiple-bonded or aromatic atom (amide, aniline, sulfonamide)."""
+    for j in g.heavy(i):
+        ej = str(c.element[j])
+        if ej == "S" and len(_terminal_o(g, j)) >= 1:
+            return True
+        if any(g.order[(j, k)] in (1.5, 2.0, 3.0) for k in g.nbrs[j] if k != i):
+            return True
+    return False
+
+
+def _is_guanidinium_n(c: Complex, g: AtomGraph, i: int) -> bool:
+    """N of a charged amidinium/guanidinium: its carbon carries >= 2 N, all 3-connected."""
+    for j in g.heavy(i):
+        if c.element[j] != "C" or len(g.nbrs[j]) != 3:
+            continue
+        ns = [k for k in g.nbrs[j] if c.element[k] == "N"]
+        if len(ns) >= 2 and all(len(g.nbrs[k]) == 3 and not any(g.order[(k, m)] == 1.5 for m in g.nbrs[k])
+                                for k in ns):
+            charged = sum(int(c.formal_charge[k]) for k in ns) > 0 or any(g.order[(j, k)] == 2 for k in ns)
+            if charged:
+                return True
+    return False
+
+
+def _geom_type(c: Complex, g: AtomGraph, i: int, el: str) -> str:
+    """Carbon type from angles when bond orders are unknown (pocket hetero groups)."""
+    nb = g.nbrs[i]
+    if len(nb) < 2:
+        return el + "3"
+    v = c.coord[nb] - c.coord[i]
+    v /= np.linalg.norm(v, axis=1)[:, None]
+    cosang = float(np.clip(v[0] @ v[1], -1, 1))
+    ang = np.degrees(np.arccos(cosang))
+    return "C1" if ang > 165 else ("C2" if ang > 115 else "C3")
+
+
+def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
+    """Second pass: carboxylic acid C keeps C2; aromatic N with H stays Npl."""
+    for i in range(len(c)):
+        if templated[i]:
+            continue
+        if out[i] == "Npl" and len(g.nbrs[i]) == 2 and not any(c.is_hydrogen[j] for j in g.nbrs[i]):
+            # two-connected, no H: a double-bond acceptor N unless bond orders say otherwise
+            orders = [g.order[(i, j)] for j in g.nbrs[i]]
+            if 1.5 in orders:
+                out[i] = "N2"

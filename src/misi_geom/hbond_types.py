@@ -1,0 +1,435 @@
+"""H-bond donor and acceptor typing: which atoms take part, and under which geometric criteria.
+
+Every atom first gets an IDATM-style type (:mod:`misi_geom._hbond_idatm`: residue templates for
+the pocket, chemistry for the ligand).  Chemical groups are then matched in a fixed order, the
+first match winning, each giving its atom a *class* with the Mills & Dean (1996) limits for that
+group: carboxylate, phosphate, amide and ketone/ester carbonyls, nitro, sulfone, hydroxyl,
+phenol, amines, nitrile, ethers, ring nitrogens and oxygens for acceptors; carboxylic acid,
+guanidinium/amidinium, ammonium, hydroxyl, amide NH/NH2, aniline, phenol, amines and ring NH for
+donors.  Atoms of other types fall back to generic classes keyed by their IDATM type (any
+oxygen accepts; N, O, S carrying a hydrogen, or missing one, donate).  Sulfur of Cys/Met
+(``S3``) does not accept; metal ions neither donate nor accept.
+
+The limits are stored unrelaxed (Å and degrees); :func:`misi_geom._hbond_geometry.relax_params`
+applies the slop.
+
+>>> import numpy as np
+>>> from misi_geom.complex import Complex
+>>> water = Complex.from_atoms([[0, 0, 0], [0.96, 0, 0], [-0.24, 0.93, 0]], ["O", "H", "H"],
+...                            bonds=[(0, 1), (0, 2)])
+>>> t = assign_hbond_types(water)
+>>> str(t.idatm[0]), t.acceptor[0].name, t.donor[0].name
+('O3', 'water', 'water')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from misi_geom._hbond_idatm import TETRAHEDRAL, TYPE_INFO, AtomGraph, idatm_types
+from misi_geom.complex import Complex
+
+__all__ = ["AcceptorClass", "DonorClass", "HBondTyping", "assign_hbond_types"]
+
+
+@dataclass(frozen=True)
+class AcceptorClass:
+    """How one acceptor atom is tested.  ``kind``: syn_anti, phi_psi, theta_tau or generic;
+    ``partners``: atom indices the angles refer to (None = not applicable); ``params``: limits."""
+
+    name: str
+    kind: str
+    partners: tuple
+    params: tuple
+    tau: tuple | None = None  # (tau, tau_sym) for the aniline acceptor
+
+
+@dataclass(frozen=True)
+class DonorClass:
+    """How one donor atom is tested.  ``kind``: upsilon_tau, theta_tau or generic."""
+
+    name: str
+    kind: str
+    tau_sym: int
+    params: tuple
+
+
+@dataclass(frozen=True)
+class HBondTyping:
+    """Per-atom typing of a complex: IDATM types, adjacency, acceptor and donor classes."""
+
+    idatm: np.ndarray
+    graph: AtomGraph
+    acceptor: dict[int, AcceptorClass]
+    donor: dict[int, DonorClass]
+
+
+# --- a tiny group matcher ----------------------------------------------------------------------
+class _Cond:
+    def __init__(self, f: Callable[[int], bool], may_be_h: bool = False) -> None:
+        self.f, self.may_be_h = f, may_be_h
+
+
+def _match(ctx, node, a: int, parent: int = -1) -> list[list]:
+    """All matches of ``node`` = cond or (cond, [children]) rooted at ``a`` (flattened atom lists;
+    children that may be hydrogen can stay unmatched, giving None)."""
+    cond, kids = node if isinstance(node, tuple) else (node, None)
+    if not cond.f(a):
+        return []
+    if kids is None:
+        return [[a]]
+    nbs = [n for n in ctx.g.nbrs[a] if n != parent]
+    n_h = sum(1 for k in kids if _head(k).may_be_h)
+    if len(kids) < len(nbs) or len(kids) - n_h > len(nbs):
+        return []
+    return [[a] + rest for rest in _assign(ctx, kids, nbs, a)]
+
+
+def _head(node) -> _Cond:
+    return node[0] if isinstance(node, tuple) else node
+
+
+def _size(node) -> int:
+    return 1 if not isinstance(node, tuple) else 1 + sum(_size(k) for k in node[1])
+
+
+def _assign(ctx, kids, nbs, a):
+    if not kids:
+        if not nbs:
+            yield []
+        return
+    kid, rest = kids[0], kids[1:]
+    for n in nbs:
+        for sub in _match(ctx, kid, n, a):
+            others = [m for m in nbs if m != n]
+            for tail in _assign(ctx, rest, others, a):
+                yield sub + tail
+    if _head(kid).may_be_h:
+        for tail in _assign(ctx, rest, nbs, a):
+            yield [None] * _size(kid) + tail
+
+
+class _Ctx:
+    def __init__(self, c: Complex, g: AtomGraph, t: np.ndarray) -> None:
+        self.c, self.g, self.t = c, g, t
+
+    def geom(self, i: int):
+        info = TYPE_INFO.get(str(self.t[i]))
+        return info[0] if info else None
+
+    def ty(self, *types: str) -> _Cond:
+        return _Cond(lambda i: self.t[i] in types, any(x in ("H", "HC") for x in types))
+
+    def el(self, e: str) -> _Cond:
+        return _Cond(lambda i: self.c.element[i] == e, e == "H")
+
+    def prop(self, geom=None, not_type=(), default=False) -> _Cond:
+        def f(i):
+            if str(self.t[i]) not in TYPE_INFO:
+                return default
+            return self.t[i] not in not_type and (geom is None or self.geom(i) == geom)
+
+        return _Cond(f, geom == 1 and "H" not in not_type)
+
+    def any_of(self, *conds: _Cond) -> _Cond:
+        return _Cond(lambda i: any(k.f(i) for k in conds), any(k.may_be_h for k in conds))
+
+
+def _ring(ctx, i):
+    return ctx.g.rings[i]
+
+
+def _ring_groups(ctx, kind: str, size: int = 0, symmetric: bool = False, aromatic: bool = False):
+    """Ring N/O groups: (atom, neighbour1, neighbour2) tuples in atom order."""
+    c, g, t = ctx.c, ctx.g, ctx.t
+    el = c.element
+    for a in range(len(c)):
+        rings = _ring(ctx, a)
+        nb = g.nbrs[a]
+        if kind == "NH":
+            if t[a] not in ("Npl", "N2+") or len(rings) != 1 or len(rings[0]) != size:
+                continue
+            if len(nb) == 3 and not any(c.is_hydrogen[j] for j in nb):
+                continue
+            if aromatic and not all(ctx.geom(r) == 3 for r in rings[0]):
+                continue
+            yield (a,)
+        elif kind in ("N5", "N6"):
+            ok_type = t[a] == "N2" or (kind == "N5" and t[a] in ("Npl", "N2+") and len(nb) == 2)
+            if not ok_type or len(rings) != 1 or len(rings[0]) != size or len(nb) < 2:
+                continue
+            ring = rings[0]
+            if kind == "N5" and t[a] != "N2" and not any(el[r] == "N" for r in ring if r != a):
+                continue
+            b1, b2 = nb[0], nb[1]
+            same_b = el[b1] == el[b2]
+            if kind == "N5":
+                rem = [r for r in sorted(ring) if r not in (a, b1, b2)]
+            else:
+                rem = [next((r for r in sorted(ring) if r not in (a, b1, b2) and r in g.nbrs[b]), None)
+                       for b in (b1, b2)]
+                if None in rem:
+                    continue
+            same_r = el[rem[0]] == el[rem[1]]
+            if symmetric == (same_b and same_r):
+                yield (a, b1, b2)
+        elif kind == "O5":
+            if el[a] != "O":
+                continue
+            for r in rings:
+                if len(r) == 5 and len(nb) >= 2:
+                    yield (a, nb[0], nb[1])
+        elif kind == "ether":
+            if t[a] == "O3" and not rings and len(nb) == 2 and all(el[j] == "C" for j in nb):
+                yield (a, nb[0], nb[1])
+        elif kind == "NR2":
+            if t[a] == "N2" and not rings and len(nb) == 2 and all(el[j] == "C" for j in nb):
+                yield (a, nb[0], nb[1])
+
+
+# --- acceptor and donor tables ----------------------------------------------------------------
+def _acceptor_table(x: _Ctx):
+    """(name, groups, acceptor positions, kind, partner positions, limits[, tau]) in priority order.
+
+    Partner position -1 means "the other acceptor of the group"."""
+    tet = x.prop(TETRAHEDRAL)
+    esb = x.any_of(tet, x.prop(1))
+    H, C, O = x.el("H"), x.el("C"), x.el("O")
+    R = x.any_of(C, H)
+    ty = x.ty
+    non_o3m = x.any_of(x.prop(TETRAHEDRAL, not_type=("O3-",)), x.prop(1))
+    non_sacpac = x.any_of(x.prop(TETRAHEDRAL, not_type=("Sac", "Pac")), x.prop(1, not_type=("H", "HC", "D")))
+
+    def pat(node):
+        return lambda: (g for a in range(len(x.c)) for g in _match(x, node, a))
+
+    rings = lambda kind, **kw: (lambda: _ring_groups(x, kind, **kw))  # noqa: E731
+    return [
+        ("phosphate 3-", pat((ty("Pac"), [ty("O3-"), ty("O3-"), ty("O3-"), esb])), (1,), "syn_anti", (2, 0),
+         (3.03, 110, 145, 3.03, 110, 135)),
+        ("phosphate 2-", pat((ty("Pac"), [ty("O3-"), ty("O3-"), non_o3m, non_o3m])), (1, 2), "syn_anti", (-1, 0),
+         (3.03, 110, 145, 3.03, 110, 135)),
+        ("carboxylate", pat((ty("Cac"), [ty("O2-"), ty("O2-"), esb])), (1, 2), "syn_anti", (-1, 0),
+         (3.17, 90, 145, 3.17, 110, 145)),
+        ("thiocarbonyl", pat((ty("S2"), [C])), (0,), "phi_psi", (1, None), (3.73, 90, 145)),
+        ("carboxylic acid", pat((C, [(ty("O2"), []), (ty("O3"), [H]), esb])), (1,), "syn_anti", (2, 0),
+         (3.17, 110, 130, 3.17, 110, 135)),
+        ("amide", pat((ty("C2"), [ty("O2"), ty("Npl"), esb])), (1,), "syn_anti", (2, 0),
+         (3.30, 110, 135, 3.30, 110, 130)),
+        ("ketone", pat((ty("C2"), [ty("O2"), C, R])), (1,), "phi_psi", (0, None), (3.30, 110, 130)),
+        ("ester", pat((ty("C2"), [ty("O2"), (ty("O3"), [tet]), C])), (1,), "phi_psi", (0, None), (3.17, 110, 135)),
+        ("nitro", pat((ty("Ntr"), [ty("O2-"), ty("O2-"), esb])), (1, 2), "syn_anti", (-1, 0),
+         (3.42, 90, 145, 3.53, 110, 130)),
+        ("sulfone", pat((ty("Son"), [ty("O2"), ty("O2"), esb, esb])), (1, 2), "syn_anti", (-1, 0),
+         (3.30, 110, 130, 3.30, 120, 135)),
+        ("phosphonate", pat((ty("Pac"), [ty("O3"), ty("O3-"), ty("O3-"), esb])), (1,), "theta_tau", (0,),
+         (3.03, 103, -146, 145)),
+        ("P-oxide", pat((ty("O2"), [ty("Pox")])), (0,), "theta_tau", (1,), (3.03, 109, -180, 145)),
+        ("sulfoxide", pat((ty("O2"), [ty("Sxd")])), (0,), "theta_tau", (1,), (3.03, 100, -180, 145)),
+        ("primary amine", pat((ty("N3"), [tet, H, H])), (0,), "theta_tau", (1,), (3.03, 103, -180, 155)),
+        ("hydroxyl", pat((ty("O3"), [non_sacpac, H])), (0,), "theta_tau", (1,), (3.03, 100, -161, 145)),
+        ("sulfate ester O", pat((ty("Sac"), [ty("O3-"), ty("O3-"), (ty("O3"), [x.prop(not_type=("Pac",), default=True)]),
+                                             esb])), (3,), "theta_tau", (0,), (3.17, 103, -180, 150)),
+        ("tertiary amine", pat((ty("N3"), [tet, tet, tet])), (0,), "theta_tau", (None,), (3.17, 153, -180, 145)),
+        ("nitrile", pat((ty("N1"), [ty("C1")])), (0,), "theta_tau", (1,), (3.30, 153, -180, 150)),
+        ("secondary amine", pat((ty("N3"), [tet, tet, H])), (0,), "theta_tau", (None,), (3.30, 153, -180, 150)),
+        ("phenol", pat((ty("O3"), [ty("Car"), H])), (0,), "theta_tau", (1,), (3.17, 100, -153, 150)),
+        ("aniline", pat((ty("Npl", "N3"), [ty("Car"), H, H])), (0,), "theta_tau", (1,), (3.42, 90, -137, 140),
+         (37.5, 4)),
+        ("water", pat((O, [H, H])), (0,), "phi_psi", (None, None), (3.03, 120, 145)),
+        ("non-ring ether", rings("ether"), (0,), "phi_psi", (1, 2), (3.42, 140, 140)),
+        ("non-ring NR2", rings("NR2"), (0,), "phi_psi", (1, 2), (3.42, 140, 140)),
+        ("6-ring N sym", rings("N6", size=6, symmetric=True), (0,), "phi_psi", (1, 2), (3.17, 150, 145)),
+        ("5-ring N sym", rings("N5", size=5, symmetric=True), (0,), "phi_psi", (1, 2), (3.30, 140, 155)),
+        ("6-ring N asym", rings("N6", size=6), (0,), "phi_psi", (1, 2), (3.30, 140, 140)),
+        ("5-ring N asym", rings("N5", size=5), (0,), "phi_psi", (1, 2), (3.30, 150, 135)),
+        ("5-ring O", rings("O5"), (0,), "phi_psi", (1, 2), (3.42, 150, 135)),
+    ]
+
+
+_GEN_O = ("generic", (3.53, 90))
+_GEN_O_BY_GEOM = {1: _GEN_O, 2: _GEN_O, 3: ("phi_psi", (3.53, 90, 130)), 4: _GEN_O}
+_GEN_ACC = {
+    "O2-": _GEN_O_BY_GEOM,
+    "O3-": _GEN_O_BY_GEOM,
+    "O2": {1: _GEN_O, 2: _GEN_O, 3: ("phi_psi", (3.30, 110, 130)), 4: ("theta_tau", (3.03, 100, -180, 145))},
+    "O3": [_GEN_O, ("theta_tau", (3.17, 100, -161, 145)), ("phi_psi", (3.42, 120, 135))],
+    "N2": ("phi_psi", (3.42, 140, 135)),
+    "N3": (("generic", (3.42, 90)), ("theta_tau", (3.13, 98, -180, 150)),
+           ("theta_tau", (3.30, 153, -180, 145)), ("theta_tau", (3.30, 153, -180, 145))),
+    "N1": ("theta_tau", (3.40, 136, -180, 145)),
+    "S2": ("phi_psi", (3.83, 85, 140)),
+    "Sar": ("generic", (3.83, 85)),
+    "S3-": ("generic", (3.83, 85)),
+}
+
+
+def _generic_acceptor(x: _Ctx, a: int) -> AcceptorClass | None:
+    t, nb = str(x.t[a]), x.g.nbrs[a]
+    info = _GEN_ACC.get(t)
+    if info is None:
+        if x.c.element[a] == "O":
+            kind, params = _GEN_O
+            return AcceptorClass("generic O", kind, (), params)
+        return None
+    if isinstance(info, dict):
+        if not nb:
+            return None
+        kind, params = info.get(x.geom(nb[0]) or 1, _GEN_O)
+    elif isinstance(info, list):
+        if len(nb) >= len(info):
+            return None
+        kind, params = info[len(nb)]
+    elif isinstance(info[0], tuple):
+        kind, params = info[min(len(x.g.heavy(a)), 3)]
+    else:
+        kind, params = info
+    if kind == "phi_psi":
+        partners = tuple(nb[:2]) + (None,) * (2 - len(nb[:2]))
+    elif kind == "theta_tau":
+        partners = (None,) if len(nb) > 1 else tuple(nb[:1]) or (None,)
+    else:
+        partners = ()
+    return AcceptorClass("generic " + t, kind, partners, params)
+
+
+def _donor_table(x: _Ctx):
+    tet = x.prop(TETRAHEDRAL)
+    esb = x.any_of(tet, x.prop(1))
+    H, N = x.el("H"), x.el("N")
+    ty = x.ty
+    tet_or_h = x.any_of(tet, H)
+
+    def pat(node):
+        return lambda: (g for a in range(len(x.c)) for g in _match(x, node, a))
+
+    ut_charged = (3.17, 90, -146, 140, -30, 3.17, 90, -146, 140, -22.5, 150, 3.17, 113, -161, 125, None, 140)
+    return [
+        ("carboxylic acid", pat((ty("O3"), [ty("Cac"), H])), 0, "upsilon_tau", 2,
+         (2.87, 103, -128, 140, -30, 2.87, 103, -128, 155, -30, 150, 2.87, 103, -128, 140, -30, 150)),
+        ("amidinium NH2", pat((ty("Npl"), [(ty("C2"), [esb, esb]), H, H])), 0, "upsilon_tau", 4, ut_charged),
+        ("guanidinium NH2", pat((ty("Ng+"), [ty("C2"), H, H])), 0, "upsilon_tau", 4, ut_charged),
+        ("ammonium NH3", pat((ty("N3+"), [tet, H, H, H])), 0, "upsilon_tau", 6,
+         (3.17, 90, -136, 140, 20, 3.17, 90, -132, 150, 25, 130, 3.17, 90, -124, 155, 15, 150)),
+        ("hydroxyl", pat((ty("O3"), [tet, H])), 0, "upsilon_tau", 6,
+         (3.17, 90, -141, 130, None, 3.03, 90, -141, 135, None, 140, 3.03, 100, -132, 145, None, 150)),
+        ("amide NH2", pat((ty("C2"), [ty("O2"), (N, [H, H]), esb])), 2, "upsilon_tau", 4,
+         (3.30, 103, -153, 135, -45, 3.30, 109, -141, 140, -30, 140, 3.30, 113, -161, 125, -30, 145)),
+        ("aniline NH2", lambda: _aro_amines(x), 0, "upsilon_tau", 4,
+         (3.30, 100, -146, 145, -37.5, 3.30, 103, -146, 140, -37.5, 130, 3.42, 90, 161, 125, None, 140)),
+        ("phenol", pat((ty("O3"), [ty("Car"), H])), 0, "upsilon_tau", 4,
+         (3.03, 103, -136, 145, -37.5, 3.03, 103, -136, 150, -45.0, 140, 2.87, 109, -128, 145, -52.5, 150)),
+        ("primary amine", pat((ty("N3"), [tet, H, H])), 0, "upsilon_tau", 6,
+         (3.30, 90, -128, 150, 30, 3.42, 90, -124, 155, 25, 130, 3.42, 90, -132, 155, 20, 140)),
+        ("planar charged NH", pat((ty("Npl"), [tet, (x.prop(3), [tet_or_h, tet_or_h]), H])), 0, "theta_tau", 4,
+         (1.92, 146, 1.92, 153, 150, 2.48, 141, 145)),
+        ("ammonium NH2", pat((ty("N3+"), [tet, tet, H, H])), 0, "theta_tau", 2,
+         (2.09, 141, 2.09, 141, 155, 2.48, 141, 145)),
+        ("water", pat((x.el("O"), [H, H])), 0, "theta_tau", 2, (2.36, 146, 2.23, 146, 140, 2.23, 146, 150)),
+        ("amide NH", pat((ty("C2"), [ty("O2"), (N, [tet, H]), esb])), 2, "theta_tau", 2,
+         (2.23, 146, 2.23, 146, 140, 2.36, 141, 145)),
+        ("ammonium NH", pat((ty("N3+"), [tet, tet, tet, H])), 0, "theta_tau", 6,
+         (1.92, 146, 2.09, 146, 140, 2.48, 141, 145)),
+        ("imine NH", pat((ty("N2"), [x.prop(3), H])), 0, "theta_tau", 2,
+         (2.23, 132, 2.36, 146, 140, 2.48, 141, 145)),
+        ("secondary amine", pat((ty("N3"), [tet, tet, H])), 0, "theta_tau", 2,
+         (2.36, 141, 2.48, 146, 150, 2.48, 153, 155)),
+        ("5-ring NH", lambda: _ring_groups(x, "NH", size=5), 0, "theta_tau", 4,
+         (2.09, 146, 2.09, 141, 140, 2.48, 141, 145)),
+        ("6-ring NH", lambda: _ring_groups(x, "NH", size=6, aromatic=True), 0, "theta_tau", 2,
+         (2.23, 136, 2.23, 141, 150, 2.48, 141, 145)),
+    ]
+
+
+def _aro_amines(x: _Ctx):
+    """Npl not in an aromatic ring, bonded to H and exactly one carbon, an aromatic one."""
+    c, g, t = x.c, x.g, x.t
+    for a in range(len(c)):
+        if t[a] != "Npl" or any(all(x.geom(r) == 3 for r in ring) for ring in g.rings[a]):
+            continue
+        carbons, aro = 0, False
+        for n in g.nbrs[a]:
+            if c.is_hydrogen[n]:
+                continue
+            if c.element[n] == "C" and t[n] in ("Car", "C3"):
+                carbons += 1
+                aro |= t[n] == "Car"
+                continue
+            aro = False
+            break
+        if aro and carbons == 1:
+            yield (a,)
+
+
+_GEN_DON_NPL_1H = ("theta_tau", 0, (2.23, 136, 2.23, 141, 140, 2.46, 136, 140))
+_GEN_DON_NPL_2H = ("upsilon_tau", 4, (3.30, 90, -153, 135, -45, 3.30, 90, -146, 140, -37.5, 130,
+                                      3.40, 108, -166, 125, -35, 140))
+_GEN_DON = {
+    "O": ("generic", 0, (2.41, 2.28, 2.28, 3.27, 3.14, 3.14)),
+    "N": ("generic", 0, (2.36, 2.48, 2.48, 3.30, 3.42, 3.42)),
+    "S": ("generic", 0, (2.42, 2.42, 2.42, 3.65, 3.65, 3.65)),
+}
+
+
+def _generic_donor(x: _Ctx, a: int) -> DonorClass | None:
+    el = str(x.c.element[a])
+    if el not in ("N", "O", "S"):
+        return None
+    t, nb = str(x.t[a]), x.g.nbrs[a]
+    has_h = any(x.c.is_hydrogen[j] for j in nb)
+    if t == "Npl" and len(nb) == 2 and has_h:
+        return None
+    expect = TYPE_INFO.get(t, (0, 0))[1]
+    if not (len(nb) < expect or has_h):
+        return None
+    if t in ("Npl", "N2+"):
+        kind, sym, params = _GEN_DON_NPL_1H if len(x.g.heavy(a)) > 1 else _GEN_DON_NPL_2H
+    else:
+        kind, sym, params = _GEN_DON[el]
+    return DonorClass("generic " + t, kind, sym, params)
+
+
+def assign_hbond_types(c: Complex) -> HBondTyping:
+    """Type every atom of ``c`` as H-bond acceptor and/or donor (first matching group wins).
+
+    Returns
+    -------
+    HBondTyping
+        ``idatm`` (ndarray of str, shape (N,)), the bond graph, and dicts atom index ->
+        :class:`AcceptorClass` / :class:`DonorClass`.
+    """
+    g = AtomGraph(c)
+    t = idatm_types(c, g)
+    x = _Ctx(c, g, t)
+    acc: dict[int, AcceptorClass] = {}
+    for entry in _acceptor_table(x):
+        name, groups, positions, kind, partners, params = entry[:6]
+        tau = entry[6] if len(entry) > 6 else None
+        for grp in groups():
+            for k, pos in enumerate(positions):
+                a = grp[pos]
+                if a is None or a in acc:
+                    continue
+                other = grp[positions[1 - k]] if len(positions) > 1 else None
+                ps = tuple(None if p is None else (other if p == -1 else grp[p]) for p in partners)
+                acc[a] = AcceptorClass(name, kind, ps, params, tau)
+    for a in range(len(c)):
+        if a not in acc:
+            gen = _generic_acceptor(x, a)
+            if gen is not None:
+                acc[a] = gen
+    don: dict[int, DonorClass] = {}
+    for name, groups, pos, kind, sym, params in _donor_table(x):
+        for grp in groups():
+            a = grp[pos]
+            if a is not None and a not in don:
+                don[a] = DonorClass(name, kind, sym, params)
+    for a in range(len(c)):
+        if a not in don and not c.is_hydrogen[a]:
+            gen = _generic_donor(x, a)
+            if gen is not None:
+                don[a] = gen
+    return HBondTyping(t, g, acc, don)

@@ -1,0 +1,232 @@
+"""Pocket–ligand hydrogen bonds, computed the way ChimeraX ``hbonds`` defines them.
+
+MiSI-Bench's H-bond answers (tasks T4, T8, T9) are the bonds ChimeraX's ``hbonds`` reports between
+pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them itself:
+
+1. :func:`~misi_geom.hbond_types.assign_hbond_types` types donors and acceptors (residue templates
+   for the pocket, chemistry for the ligand) and gives each its geometric class (Mills & Dean 1996);
+2. a spatial pruning step (:func:`_candidate_pairs`, a KD-tree) keeps donor/acceptor pairs on
+   opposite sides within the largest distance any class allows;
+3. :func:`_evaluate` measures the (k, 3) donor/H/acceptor triplets in one vectorised pass and applies
+   the acceptor-side and donor-side tests of each pair's classes.  Explicit hydrogens are used where
+   present; otherwise H positions fixed by the heavy atoms are inferred, and where they are not
+   fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating a metal
+   (within 4 Å) cannot accept from a donor within 45° of the metal direction.
+
+Answers: :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and :func:`format_t4` (``ARG NH2, O1B;
+...``) list each pocket–ligand atom pair once, ordered by chain id, residue number, insertion code,
+pocket atom name, ligand atom name (plain string order; the ChimeraX fixtures' order).  A blank
+chain id is written ``?`` (ChimeraX's ``/?``).
+
+>>> import numpy as np
+>>> from misi_geom.complex import Complex
+>>> pocket = Complex.from_atoms([[0, 0, 0], [0.96, 0, 0], [-0.24, 0.93, 0]], ["O", "H", "H"],
+...                             ["OG", "HG", "HB"], res_name="SER", res_id=7, chain_id="A",
+...                             is_ligand=False, bonds=[(0, 1), (0, 2)])
+>>> lig = Complex.from_atoms([[2.8, 0, 0], [3.3, 0.8, 0.3]], ["O", "C"], ["O1", "C1"], bonds=[(0, 1)],
+...                          bond_order=[2])
+>>> c = Complex.concatenate([pocket, lig])
+>>> format_t9(find_hbonds(c), c)
+'SER 7 OG A, O1'
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, Sequence
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from misi_geom._hbond_criteria import Context, acceptor_ok, donor_ok
+from misi_geom._hbond_geometry import SULFUR_COMP, angle_deg, relax_params, triplet_distances_angles
+from misi_geom.complex import Complex
+from misi_geom.hbond_types import HBondTyping, assign_hbond_types
+
+__all__ = ["HBond", "find_hbonds", "format_t4", "format_t9", "hbond_pairs", "DIST_SLOP", "ANGLE_SLOP"]
+
+#: Default relaxation of distance limits, Å (ChimeraX ``hbonds`` command default).
+DIST_SLOP = 0.4
+#: Default relaxation of angle limits, degrees.
+ANGLE_SLOP = 20.0
+#: Largest unrelaxed donor-acceptor distance any acceptor class allows, Å.
+_MAX_DA = 3.83
+#: Acceptors this close to a metal count as coordinated, Å; minimum donor-acceptor-metal angle.
+_METAL_DIST, _METAL_ANGLE = 4.0, 45.0
+_METALS = frozenset(
+    "Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb "
+    "Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po Fr Ra Ac "
+    "Th Pa U Np Pu Am Cm Bk Cf Es".split()
+)
+
+
+@dataclass(frozen=True)
+class HBond:
+    """One directed H-bond.  Indices are rows of the complex it was found in.
+
+    ``hydrogen`` is the donor's explicit H nearest the acceptor (None without explicit H);
+    ``da_distance`` and ``ha_distance`` are in Å.
+    """
+
+    donor: int
+    acceptor: int
+    hydrogen: int | None
+    donor_is_ligand: bool
+    acceptor_is_ligand: bool
+    da_distance: float
+    ha_distance: float | None
+
+    @property
+    def pair(self) -> tuple[int, int]:
+        """(pocket atom, ligand atom) for a pocket–ligand bond, else (donor, acceptor)."""
+        if self.donor_is_ligand and not self.acceptor_is_ligand:
+            return self.acceptor, self.donor
+        return self.donor, self.acceptor
+
+
+def find_hbonds(
+    complex: Complex,
+    *,
+    relax: bool = True,
+    dist_slop: float = DIST_SLOP,
+    angle_slop: float = ANGLE_SLOP,
+    between: Literal["pocket-ligand", "all"] = "pocket-ligand",
+    metal_rule: bool = True,
+    typing: HBondTyping | None = None,
+) -> list[HBond]:
+    """Hydrogen bonds of ``complex`` by ChimeraX's criteria (Mills & Dean 1996).
+
+    Parameters
+    ----------
+    complex : Complex
+        Pocket + ligand, hydrogens as given (they are used, never required).
+    relax : bool
+        Apply ``dist_slop`` (Å) and ``angle_slop`` (degrees) to every limit; False = precise.
+    between : {"pocket-ligand", "all"}
+        Only pocket–ligand pairs (default), or every donor/acceptor pair not bonded together.
+    metal_rule : bool
+        Reject an acceptor coordinating a metal of its own side when the donor lies within 45° of
+        the metal direction.
+    typing : HBondTyping, optional
+        Precomputed :func:`~misi_geom.hbond_types.assign_hbond_types` of ``complex``.
+
+    Returns
+    -------
+    list of HBond
+        Sorted by (donor, acceptor).  A pair may appear in both directions.
+    """
+    if not isinstance(complex, Complex):
+        raise TypeError(f"find_hbonds needs a Complex, got {type(complex).__name__}")
+    if between not in ("pocket-ligand", "all"):
+        raise ValueError(f"between must be 'pocket-ligand' or 'all', not {between!r}")
+    if len(complex) == 0:
+        return []
+    if not complex.is_hydrogen.any():
+        warnings.warn("complex has no hydrogens: H positions are inferred where the heavy atoms fix them, "
+                      "and results differ from the protonated structure", UserWarning, stacklevel=2)
+    ds, da = (float(dist_slop), float(angle_slop)) if relax else (0.0, 0.0)
+    typing = typing or assign_hbond_types(complex)
+    pairs = _candidate_pairs(complex, typing, _MAX_DA + ds + SULFUR_COMP, between)
+    return _evaluate(complex, typing, pairs, ds, da, metal_rule)
+
+
+def _candidate_pairs(c: Complex, typing: HBondTyping, cutoff: float, between: str) -> np.ndarray:
+    """Donor/acceptor index pairs (k, 2) within ``cutoff`` Å, on opposite sides if pocket-ligand."""
+    don = np.array(sorted(typing.donor), dtype=np.int64)
+    acc = np.array(sorted(typing.acceptor), dtype=np.int64)
+    if len(don) == 0 or len(acc) == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    found = cKDTree(c.coord[acc]).query_ball_point(c.coord[don], cutoff)
+    rows = [(d, acc[j]) for d, js in zip(don.tolist(), found) for j in js]
+    out = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    out = out[out[:, 0] != out[:, 1]]
+    if between == "pocket-ligand":
+        out = out[c.is_ligand[out[:, 0]] != c.is_ligand[out[:, 1]]]
+    else:
+        bonded = {tuple(b) for b in c.bonds.tolist()} | {tuple(b[::-1]) for b in c.bonds.tolist()}
+        out = out[[tuple(p) not in bonded for p in out.tolist()]] if len(out) else out
+    return out[np.lexsort((out[:, 1], out[:, 0]))]
+
+
+@lru_cache(maxsize=512)
+def _relaxed(params: tuple, ds: float, da: float) -> list:
+    return relax_params(params, ds, da)
+
+
+def _nearest_h(c: Complex, typing: HBondTyping, pairs: np.ndarray) -> np.ndarray:
+    """Each donor's explicit H nearest its acceptor (-1 if none): the middle column of the triplets."""
+    out = np.full(len(pairs), -1, dtype=np.int64)
+    for k, (d, a) in enumerate(pairs.tolist()):
+        hs = [j for j in typing.graph.nbrs[d] if c.is_hydrogen[j]]
+        if hs:
+            dist = np.linalg.norm(c.coord[hs] - c.coord[a], axis=1)
+            out[k] = hs[int(np.argmin(dist))]
+    return out
+
+
+def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da: float,
+              metal_rule: bool) -> list[HBond]:
+    if len(pairs) == 0:
+        return []
+    triplets = np.column_stack([pairs[:, 0], _nearest_h(c, typing, pairs), pairs[:, 1]])
+    d_da, d_ha, _theta = triplet_distances_angles(c.coord, triplets)
+    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
+    gen = {
+        "generic": _relaxed((2.48, 3.42, 130, 90), ds, da),
+        "theta_tau": _relaxed((2.48, 132), ds, da),
+        "upsilon_tau": _relaxed((3.42, 90, -161, 125), ds, da),
+    }
+    metals = np.flatnonzero(np.isin(c.element, list(_METALS))) if metal_rule else np.zeros(0, int)
+    out = []
+    for k, (d, h, a) in enumerate(triplets.tolist()):
+        acc, don = typing.acceptor[a], typing.donor[d]
+        hyds = ctx.hyd_positions(d)
+        if not acceptor_ok(ctx, d, hyds, a, acc, _relaxed(acc.params, ds, da)):
+            continue
+        if not donor_ok(ctx, d, hyds, a, don, _relaxed(don.params, ds, da), gen):
+            continue
+        if len(metals) and _metal_blocks(c, metals, d, a):
+            continue
+        out.append(HBond(int(d), int(a), None if h < 0 else int(h), bool(c.is_ligand[d]), bool(c.is_ligand[a]),
+                         float(d_da[k]), None if h < 0 else float(d_ha[k])))
+    return out
+
+
+def _metal_blocks(c: Complex, metals: np.ndarray, d: int, a: int) -> bool:
+    near = metals[(c.is_ligand[metals] == c.is_ligand[a])
+                  & (np.linalg.norm(c.coord[metals] - c.coord[a], axis=1) <= _METAL_DIST)]
+    return any(angle_deg(c.coord[d], c.coord[a], c.coord[m]) < _METAL_ANGLE for m in near)
+
+
+# --- answers -------------------------------------------------------------------------------------
+def hbond_pairs(bonds: Sequence[HBond], c: Complex) -> list[tuple[int, int]]:
+    """Unique (pocket atom, ligand atom) pairs of the pocket–ligand bonds, in answer order.
+
+    Order: chain id, residue number, insertion code, pocket atom name, ligand atom name.
+    """
+    pairs = {b.pair for b in bonds if b.donor_is_ligand != b.acceptor_is_ligand}
+
+    def key(p):
+        i, j = p
+        return (str(c.chain_id[i]), int(c.res_id[i]), str(c.ins_code[i]), str(c.atom_name[i]),
+                str(c.atom_name[j]), i, j)
+
+    return sorted(pairs, key=key)
+
+
+def format_t9(bonds: Sequence[HBond], c: Complex) -> str:
+    """T9 answer: ``"ARG 45 NH2 A, O1B; ..."`` (blank chain ``?``; ``""`` when there is none)."""
+    return "; ".join(
+        f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]} {c.atom_name[i]} {c.chain_id[i] or '?'}, {c.atom_name[j]}"
+        for i, j in hbond_pairs(bonds, c)
+    )
+
+
+def format_t4(bonds: Sequence[HBond], c: Complex) -> str:
+    """T4 answer body: ``"ARG NH2, O1B; ARG NE, O2G"`` (residue atom first; ``""`` when none).
+
+    Pass the bonds of one residue (e.g. filtered by ``c.res_index``); the task adds ``Yes:``/``No``.
+    """
+    return "; ".join(f"{c.res_name[i]} {c.atom_name[i]}, {c.atom_name[j]}" for i, j in hbond_pairs(bonds, c))
