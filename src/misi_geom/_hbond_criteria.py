@@ -33,12 +33,12 @@ class Context:
     def __init__(self, coord: np.ndarray, typing, element: np.ndarray, is_h: np.ndarray) -> None:
         self.coord, self.typing, self.element, self.is_h = coord, typing, element, is_h
         self.nbrs = typing.graph.nbrs
-        self.idatm = typing.idatm
+        self.idatm = typing.idatm.tolist()
+        self._geom = [TYPE_INFO[t][0] if t in TYPE_INFO else None for t in self.idatm]
         self._hyd: dict[tuple[int, bool], list] = {}
 
     def geom(self, i: int):
-        info = TYPE_INFO.get(str(self.idatm[i]))
-        return info[0] if info else None
+        return self._geom[i]
 
     def heavy(self, i: int) -> list[int]:
         return [j for j in self.nbrs[i] if not self.is_h[j]]

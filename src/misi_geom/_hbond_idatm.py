@@ -67,7 +67,7 @@ _SIDE["ASH"], _SIDE["GLH"], _SIDE["LYN"] = _SIDE["ASP"], _SIDE["GLU"], _SIDE["LY
 
 
 class AtomGraph:
-    """Adjacency of a complex: neighbour lists and the bond order of each (i, j) pair."""
+    """Adjacency of a complex: neighbour lists, bond orders, and (lazily) the rings of each atom."""
 
     def __init__(self, c: Complex) -> None:
         n = len(c)
@@ -77,58 +77,48 @@ class AtomGraph:
             self.nbrs[i].append(j)
             self.nbrs[j].append(i)
             self.order[(i, j)] = self.order[(j, i)] = o
-        self.is_h = c.is_hydrogen
-        self.element = c.element
-        self.rings = _atom_rings(self.nbrs, c.is_hydrogen)
+        self.is_h: list[bool] = c.is_hydrogen.tolist()
+        self.element: list[str] = c.element.tolist()
+        self._rings: dict[int, list[frozenset]] = {}
 
     def heavy(self, i: int) -> list[int]:
         return [j for j in self.nbrs[i] if not self.is_h[j]]
+
+    def rings(self, i: int) -> list[frozenset]:
+        """Smallest ring (heavy atoms, up to 8) through each bond of atom ``i``, deduplicated."""
+        if i not in self._rings:
+            found = {_smallest_ring(self.nbrs, self.is_h, i, j) for j in self.nbrs[i] if not self.is_h[j]}
+            found.discard(None)
+            self._rings[i] = sorted(found, key=lambda r: (len(r), sorted(r)))
+        return self._rings[i]
 
 
 def atom_graph(c: Complex) -> AtomGraph:
     return AtomGraph(c)
 
 
-def _atom_rings(nbrs: list[list[int]], is_h: np.ndarray, max_size: int = 8) -> list[list[frozenset]]:
-    """Smallest ring through each bond (heavy atoms, size <= max_size), collected per atom."""
-    rings: set[frozenset] = set()
-    for a in range(len(nbrs)):
-        if is_h[a]:
-            continue
-        for b in nbrs[a]:
-            if b <= a or is_h[b]:
-                continue
-            # BFS from b to a without using the a-b bond
-            prev = {b: -1}
-            frontier = [b]
-            found = False
-            for _depth in range(max_size - 1):
-                nxt = []
-                for u in frontier:
-                    for v in nbrs[u]:
-                        if is_h[v] or v in prev or (u == b and v == a):
-                            continue
-                        prev[v] = u
-                        if v == a:
-                            found = True
-                            break
-                        nxt.append(v)
-                    if found:
-                        break
-                if found or not nxt:
-                    break
-                frontier = nxt
-            if found:
-                path, u = [], a
-                while u != -1:
-                    path.append(u)
-                    u = prev[u]
-                rings.add(frozenset(path))
-    per_atom: list[list[frozenset]] = [[] for _ in range(len(nbrs))]
-    for r in sorted(rings, key=lambda r: (len(r), sorted(r))):
-        for a in r:
-            per_atom[a].append(r)
-    return per_atom
+def _smallest_ring(nbrs: list[list[int]], is_h: list[bool], a: int, b: int, max_size: int = 8):
+    """Atoms of the smallest ring through bond a-b (breadth-first from b back to a), or None."""
+    prev = {b: -1}
+    frontier = [b]
+    for _depth in range(max_size - 1):
+        nxt = []
+        for u in frontier:
+            for v in nbrs[u]:
+                if is_h[v] or v in prev or (u == b and v == a):
+                    continue
+                prev[v] = u
+                if v == a:
+                    path, w = [], a
+                    while w != -1:
+                        path.append(w)
+                        w = prev[w]
+                    return frozenset(path)
+                nxt.append(v)
+        if not nxt:
+            return None
+        frontier = nxt
+    return None
 
 
 def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:

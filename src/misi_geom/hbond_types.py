@@ -69,8 +69,15 @@ class HBondTyping:
 
 # --- a tiny group matcher ----------------------------------------------------------------------
 class _Cond:
-    def __init__(self, f: Callable[[int], bool], may_be_h: bool = False) -> None:
+    def __init__(self, f: Callable[[int], bool], may_be_h: bool = False, types=None, elements=None,
+                 key=None) -> None:
         self.f, self.may_be_h = f, may_be_h
+        self.types, self.elements = types, elements  # when set: the only types/elements that match
+        self.key = key if key is not None else id(self)  # equal keys = indistinguishable conditions
+
+
+def _key(node):
+    return node.key if not isinstance(node, tuple) else (node[0].key, tuple(_key(k) for k in node[1]))
 
 
 def _match(ctx, node, a: int, parent: int = -1) -> list[list]:
@@ -85,7 +92,7 @@ def _match(ctx, node, a: int, parent: int = -1) -> list[list]:
     n_h = sum(1 for k in kids if _head(k).may_be_h)
     if len(kids) < len(nbs) or len(kids) - n_h > len(nbs):
         return []
-    return [[a] + rest for rest in _assign(ctx, kids, nbs, a)]
+    return [[a] + rest for rest in _assign(ctx, kids, nbs, a, nbs)]
 
 
 def _head(node) -> _Cond:
@@ -96,63 +103,95 @@ def _size(node) -> int:
     return 1 if not isinstance(node, tuple) else 1 + sum(_size(k) for k in node[1])
 
 
-def _assign(ctx, kids, nbs, a):
+def _assign(ctx, kids, nbs, a, order, prev_key=None, last=-1):
+    """Assign neighbours ``nbs`` to conditions ``kids``.  Indistinguishable consecutive conditions
+    take neighbours in increasing neighbour order (and an omitted one omits the rest), so the same
+    atoms are not matched once per permutation."""
     if not kids:
         if not nbs:
             yield []
         return
     kid, rest = kids[0], kids[1:]
+    key = _key(kid)
+    lo = last if key == prev_key else -1
     for n in nbs:
+        pos = order.index(n)
+        if pos <= lo:
+            continue
         for sub in _match(ctx, kid, n, a):
             others = [m for m in nbs if m != n]
-            for tail in _assign(ctx, rest, others, a):
+            for tail in _assign(ctx, rest, others, a, order, key, pos):
                 yield sub + tail
     if _head(kid).may_be_h:
-        for tail in _assign(ctx, rest, nbs, a):
+        for tail in _assign(ctx, rest, nbs, a, order, key, len(order)):
             yield [None] * _size(kid) + tail
 
 
 class _Ctx:
     def __init__(self, c: Complex, g: AtomGraph, t: np.ndarray) -> None:
-        self.c, self.g, self.t = c, g, t
+        self.c, self.g = c, g
+        self.t: list[str] = t.tolist()
+        self.el_: list[str] = g.element
+        self.geoms = [TYPE_INFO[x][0] if x in TYPE_INFO else None for x in self.t]
+        self.by_type: dict[str, list[int]] = {}
+        for i, x in enumerate(self.t):
+            self.by_type.setdefault(x, []).append(i)
+        self.by_el: dict[str, list[int]] = {}
+        for i, x in enumerate(self.el_):
+            self.by_el.setdefault(x, []).append(i)
+
+    def roots(self, cond: _Cond) -> list[int]:
+        """Atoms that can match ``cond`` (a shortlist when it names types or elements)."""
+        if cond.types is not None:
+            return sorted(i for x in cond.types for i in self.by_type.get(x, ()))
+        if cond.elements is not None:
+            return sorted(i for x in cond.elements for i in self.by_el.get(x, ()))
+        return list(range(len(self.t)))
 
     def geom(self, i: int):
-        info = TYPE_INFO.get(str(self.t[i]))
-        return info[0] if info else None
+        return self.geoms[i]
 
     def ty(self, *types: str) -> _Cond:
-        return _Cond(lambda i: self.t[i] in types, any(x in ("H", "HC") for x in types))
+        t = self.t
+        return _Cond(lambda i: t[i] in types, any(x in ("H", "HC") for x in types), types=types, key=("ty", types))
 
     def el(self, e: str) -> _Cond:
-        return _Cond(lambda i: self.c.element[i] == e, e == "H")
+        el = self.el_
+        return _Cond(lambda i: el[i] == e, e == "H", elements=(e,), key=("el", e))
 
     def prop(self, geom=None, not_type=(), default=False) -> _Cond:
-        def f(i):
-            if str(self.t[i]) not in TYPE_INFO:
-                return default
-            return self.t[i] not in not_type and (geom is None or self.geom(i) == geom)
+        t, geoms = self.t, self.geoms
 
-        return _Cond(f, geom == 1 and "H" not in not_type)
+        def f(i):
+            if geoms[i] is None:
+                return default
+            return t[i] not in not_type and (geom is None or geoms[i] == geom)
+
+        return _Cond(f, geom == 1 and "H" not in not_type, key=("prop", geom, not_type, default))
 
     def any_of(self, *conds: _Cond) -> _Cond:
-        return _Cond(lambda i: any(k.f(i) for k in conds), any(k.may_be_h for k in conds))
+        return _Cond(lambda i: any(k.f(i) for k in conds), any(k.may_be_h for k in conds),
+                     key=("any",) + tuple(k.key for k in conds))
 
 
 def _ring(ctx, i):
-    return ctx.g.rings[i]
+    return ctx.g.rings(i)
 
 
 def _ring_groups(ctx, kind: str, size: int = 0, symmetric: bool = False, aromatic: bool = False):
     """Ring N/O groups: (atom, neighbour1, neighbour2) tuples in atom order."""
     c, g, t = ctx.c, ctx.g, ctx.t
-    el = c.element
+    el = ctx.el_
+    wanted = {"NH": ("Npl", "N2+"), "N5": ("N2", "Npl", "N2+"), "N6": ("N2",), "ether": ("O3",), "NR2": ("N2",)}
     for a in range(len(c)):
+        if (el[a] != "O") if kind == "O5" else (t[a] not in wanted[kind]):
+            continue
         rings = _ring(ctx, a)
         nb = g.nbrs[a]
         if kind == "NH":
             if t[a] not in ("Npl", "N2+") or len(rings) != 1 or len(rings[0]) != size:
                 continue
-            if len(nb) == 3 and not any(c.is_hydrogen[j] for j in nb):
+            if len(nb) == 3 and not any(g.is_h[j] for j in nb):
                 continue
             if aromatic and not all(ctx.geom(r) == 3 for r in rings[0]):
                 continue
@@ -204,7 +243,7 @@ def _acceptor_table(x: _Ctx):
     non_sacpac = x.any_of(x.prop(TETRAHEDRAL, not_type=("Sac", "Pac")), x.prop(1, not_type=("H", "HC", "D")))
 
     def pat(node):
-        return lambda: (g for a in range(len(x.c)) for g in _match(x, node, a))
+        return lambda: (g for a in x.roots(_head(node)) for g in _match(x, node, a))
 
     rings = lambda kind, **kw: (lambda: _ring_groups(x, kind, **kw))  # noqa: E731
     return [
@@ -304,7 +343,7 @@ def _donor_table(x: _Ctx):
     tet_or_h = x.any_of(tet, H)
 
     def pat(node):
-        return lambda: (g for a in range(len(x.c)) for g in _match(x, node, a))
+        return lambda: (g for a in x.roots(_head(node)) for g in _match(x, node, a))
 
     ut_charged = (3.17, 90, -146, 140, -30, 3.17, 90, -146, 140, -22.5, 150, 3.17, 113, -161, 125, None, 140)
     return [
@@ -348,13 +387,13 @@ def _aro_amines(x: _Ctx):
     """Npl not in an aromatic ring, bonded to H and exactly one carbon, an aromatic one."""
     c, g, t = x.c, x.g, x.t
     for a in range(len(c)):
-        if t[a] != "Npl" or any(all(x.geom(r) == 3 for r in ring) for ring in g.rings[a]):
+        if t[a] != "Npl" or any(all(x.geom(r) == 3 for r in ring) for ring in g.rings(a)):
             continue
         carbons, aro = 0, False
         for n in g.nbrs[a]:
-            if c.is_hydrogen[n]:
+            if g.is_h[n]:
                 continue
-            if c.element[n] == "C" and t[n] in ("Car", "C3"):
+            if g.element[n] == "C" and t[n] in ("Car", "C3"):
                 carbons += 1
                 aro |= t[n] == "Car"
                 continue

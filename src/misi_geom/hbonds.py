@@ -33,7 +33,7 @@ chain id is written ``?`` (ChimeraX's ``/?``).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, Sequence
 
@@ -127,9 +127,36 @@ def find_hbonds(
         warnings.warn("complex has no hydrogens: H positions are inferred where the heavy atoms fix them, "
                       "and results differ from the protonated structure", UserWarning, stacklevel=2)
     ds, da = (float(dist_slop), float(angle_slop)) if relax else (0.0, 0.0)
-    typing = typing or assign_hbond_types(complex)
-    pairs = _candidate_pairs(complex, typing, _MAX_DA + ds + SULFUR_COMP, between)
-    return _evaluate(complex, typing, pairs, ds, da, metal_rule)
+    cutoff = _MAX_DA + ds + SULFUR_COMP
+    if typing is not None or between == "all":
+        typing = typing or assign_hbond_types(complex)
+        return _evaluate(complex, typing, _candidate_pairs(complex, typing, cutoff, between), ds, da, metal_rule)
+    keep = _interface_atoms(complex, cutoff)
+    sub = complex[keep]
+    sub_typing = assign_hbond_types(sub)
+    found = _evaluate(sub, sub_typing, _candidate_pairs(sub, sub_typing, cutoff, between), ds, da, metal_rule)
+    return [replace(b, donor=int(keep[b.donor]), acceptor=int(keep[b.acceptor]),
+                    hydrogen=None if b.hydrogen is None else int(keep[b.hydrogen])) for b in found]
+
+
+def _interface_atoms(c: Complex, cutoff: float) -> np.ndarray:
+    """Rows worth typing for pocket-ligand bonds (sorted): the ligand, metals, and every pocket
+    residue with an atom within ``cutoff`` + 0.5 Å of the ligand, plus the residues bonded to those
+    (chain-start and backbone-amide typing look one residue back)."""
+    lig = c.is_ligand
+    if lig.all() or not lig.any():
+        return np.arange(len(c))
+    near = np.zeros(len(c), dtype=bool)
+    hits = cKDTree(c.coord[lig]).query_ball_point(c.coord[~lig], cutoff + 0.5, return_length=True)
+    near[np.flatnonzero(~lig)[hits > 0]] = True
+    res = set(c.res_index[near].tolist())
+    b = c.bonds
+    cross = c.res_index[b[:, 0]] != c.res_index[b[:, 1]]
+    for i, j in c.res_index[b[cross]].tolist():
+        if i in res or j in res:
+            res.update((i, j))
+    keep = lig | np.isin(c.res_index, list(res)) | np.isin(c.element, list(_METALS))
+    return np.flatnonzero(keep)
 
 
 def _candidate_pairs(c: Complex, typing: HBondTyping, cutoff: float, between: str) -> np.ndarray:
