@@ -26,9 +26,10 @@ column          Arrow type                   content
 
 The Parquet schema metadata key ``huggingface`` carries the Hugging Face features, so that
 ``datasets.load_dataset("parquet", data_files=...)`` and ``datasets.load_dataset(OUT)`` decode
-``images`` to PIL images. The list features are written as ``{"_type": "Sequence", ...}``:
-``datasets`` >= 4 reads that as ``List`` and older versions as ``Sequence``, with the same Arrow
-type, so both decode the images. Shards are written atomically and byte-deterministically.
+``images`` to PIL images. The list features are written as
+``{"feature": ..., "length": -1, "_type": "Sequence"}``: ``datasets`` >= 4 (checked with 5.2) reads
+that as ``List`` and older versions as ``Sequence``, with the same Arrow type, so both decode the
+images (a ``"List"`` type would be unknown to datasets < 4). Shards are written atomically and byte-deterministically.
 """
 
 from __future__ import annotations
@@ -59,34 +60,33 @@ __all__ = [
     "write_shard",
 ]
 
-#: Column names in on-disk order.
-COLUMNS: tuple[str, ...] = (
-    "id", "task", "task_code", "split", "complex_id", "question",
-    "images", "image_roles", "options", "answer", "metadata",
-)
-_STR_COLUMNS = ("id", "task", "task_code", "split", "complex_id", "question", "answer", "metadata")
-
 _IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-_STRING = {"dtype": "string", "_type": "Value"}
-
+_VALUE = {"dtype": "string", "_type": "Value"}
+# "length": -1 is spelled out because some older datasets versions read obj["length"] unconditionally
+_IMAGE_LIST = {"feature": {"_type": "Image"}, "length": -1, "_type": "Sequence"}
+_VALUE_LIST = {"feature": _VALUE, "length": -1, "_type": "Sequence"}
+#: (column, Arrow type, Hugging Face feature) in on-disk order: the one place the schema is defined.
+_COLUMN_TYPES: tuple[tuple[str, pa.DataType, dict[str, Any]], ...] = (
+    ("id", pa.string(), _VALUE),
+    ("task", pa.string(), _VALUE),
+    ("task_code", pa.string(), _VALUE),
+    ("split", pa.string(), _VALUE),
+    ("complex_id", pa.string(), _VALUE),
+    ("question", pa.string(), _VALUE),
+    ("images", pa.list_(_IMAGE_TYPE), _IMAGE_LIST),
+    ("image_roles", pa.list_(pa.string()), _VALUE_LIST),
+    ("options", pa.list_(pa.string()), _VALUE_LIST),
+    ("answer", pa.string(), _VALUE),
+    ("metadata", pa.string(), _VALUE),
+)
+#: Column names in on-disk order.
+COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _COLUMN_TYPES)
+_STR_COLUMNS = tuple(name for name, typ, _ in _COLUMN_TYPES if typ == pa.string())
 #: Hugging Face ``datasets`` features of one row (JSON form, stored in the Parquet metadata).
-HF_FEATURES: dict[str, Any] = {
-    name: _STRING for name in COLUMNS if name in _STR_COLUMNS
-} | {
-    "images": {"feature": {"_type": "Image"}, "_type": "Sequence"},
-    "image_roles": {"feature": _STRING, "_type": "Sequence"},
-    "options": {"feature": _STRING, "_type": "Sequence"},
-}
-HF_FEATURES = {name: HF_FEATURES[name] for name in COLUMNS}
-
+HF_FEATURES: dict[str, Any] = {name: feature for name, _, feature in _COLUMN_TYPES}
 #: Arrow schema of a shard, with the Hugging Face features in its metadata.
 ARROW_SCHEMA: pa.Schema = pa.schema(
-    [
-        (name, pa.list_(_IMAGE_TYPE) if name == "images"
-         else pa.list_(pa.string()) if name in ("image_roles", "options")
-         else pa.string())
-        for name in COLUMNS
-    ],
+    [(name, typ) for name, typ, _ in _COLUMN_TYPES],
     metadata={b"huggingface": json.dumps({"info": {"features": HF_FEATURES}}).encode()},
 )
 

@@ -87,7 +87,7 @@ def test_schema_metadata_carries_hf_features(tmp_path: Path, rows_factory) -> No
     schema = pq.read_schema(path)
     assert schema.remove_metadata() == ARROW_SCHEMA.remove_metadata()
     features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
-    assert features["images"] == {"feature": {"_type": "Image"}, "_type": "Sequence"}
+    assert features["images"] == {"feature": {"_type": "Image"}, "length": -1, "_type": "Sequence"}
     assert list(features) == list(COLUMNS)
 
 
