@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import time
 import traceback
@@ -117,6 +118,16 @@ def _scene_loader(dirs: dict[str, Path], settings: RenderSettings):
         return _PARTNER_CACHE[key]
 
     return load
+
+
+def _init_worker() -> None:
+    """One numba thread per worker process: the pool already uses every core."""
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except Exception:  # pragma: no cover - numba without a threading layer
+        pass
 
 
 def _process_complex(args: tuple) -> dict[str, Any]:
@@ -229,7 +240,9 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             reports.append(_process_complex(job))
             bar.update()
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: the parent may already run numba's OpenMP threads, which fork cannot copy
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
             reports = []
             for r in pool.map(_process_complex, jobs, chunksize=1):
                 reports.append(r)
