@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
     if args.baseline:
-        preds: dict[str, str | None] = dict(baseline_predictions(items, args.baseline, seed=args.seed))
+        preds = baseline_predictions(items, args.baseline, seed=args.seed)
         if args.write_predictions:
             lines = [json.dumps({"id": k, "reply": v}, ensure_ascii=False) for k, v in preds.items()]
             _write_text(args.write_predictions, "\n".join(lines) + "\n")
