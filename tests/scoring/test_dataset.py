@@ -81,6 +81,25 @@ def test_failed_write_leaves_old_shard_and_no_temp(tmp_path: Path, rows_factory)
     assert [p.name for p in path.parent.iterdir()] == [path.name]
 
 
+def test_crash_during_write_keeps_old_shard(tmp_path: Path, rows_factory, monkeypatch) -> None:
+    import misi_tasks.dataset as dataset_module
+
+    rows = rows_factory("rotation", "test", 3)
+    path = shard_paths(tmp_path, "rotation", "test", 1)[0]
+    write_shard(rows, path)
+    before = _sha(path)
+
+    def crash(table, where, **kwargs):
+        where.write(b"PAR1 half a shard")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(dataset_module.pq, "write_table", crash)
+    with pytest.raises(OSError, match="disk full"):
+        write_shard(rows[:1], path)
+    assert _sha(path) == before
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
 def test_schema_metadata_carries_hf_features(tmp_path: Path, rows_factory) -> None:
     path = tmp_path / "s.parquet"
     write_shard(rows_factory("translation", "test", 2), path)
