@@ -76,55 +76,55 @@ class _Cond:
         self.key = key if key is not None else id(self)  # equal keys = indistinguishable conditions
 
 
-def _key(node):
-    return node.key if not isinstance(node, tuple) else (node[0].key, tuple(_key(k) for k in node[1]))
+class _Node:
+    """A compiled pattern node: a condition and (optionally) conditions for its other neighbours."""
+
+    __slots__ = ("cond", "kids", "n_kids", "n_h", "key", "size", "may_be_h")
+
+    def __init__(self, spec) -> None:
+        cond, kids = spec if isinstance(spec, tuple) else (spec, None)
+        self.cond = cond
+        self.kids = None if kids is None else [_Node(k) for k in kids]
+        self.may_be_h = cond.may_be_h
+        self.n_kids = 0 if kids is None else len(self.kids)
+        self.n_h = 0 if kids is None else sum(1 for k in self.kids if k.may_be_h)
+        self.key = cond.key if kids is None else (cond.key, tuple(k.key for k in self.kids))
+        self.size = 1 if kids is None else 1 + sum(k.size for k in self.kids)
 
 
-def _match(ctx, node, a: int, parent: int = -1) -> list[list]:
-    """All matches of ``node`` = cond or (cond, [children]) rooted at ``a`` (flattened atom lists;
+def _match(nbrs, node: _Node, a: int, parent: int = -1) -> list[list]:
+    """All matches of ``node`` rooted at atom ``a`` (flattened atom lists in pattern order;
     children that may be hydrogen can stay unmatched, giving None)."""
-    cond, kids = node if isinstance(node, tuple) else (node, None)
-    if not cond.f(a):
+    if not node.cond.f(a):
         return []
-    if kids is None:
+    if node.kids is None:
         return [[a]]
-    nbs = [n for n in ctx.g.nbrs[a] if n != parent]
-    n_h = sum(1 for k in kids if _head(k).may_be_h)
-    if len(kids) < len(nbs) or len(kids) - n_h > len(nbs):
+    nbs = [n for n in nbrs[a] if n != parent]
+    if node.n_kids < len(nbs) or node.n_kids - node.n_h > len(nbs):
         return []
-    return [[a] + rest for rest in _assign(ctx, kids, nbs, a, nbs)]
+    return [[a] + rest for rest in _assign(nbrs, node.kids, 0, nbs, a, nbs, None, -1)]
 
 
-def _head(node) -> _Cond:
-    return node[0] if isinstance(node, tuple) else node
-
-
-def _size(node) -> int:
-    return 1 if not isinstance(node, tuple) else 1 + sum(_size(k) for k in node[1])
-
-
-def _assign(ctx, kids, nbs, a, order, prev_key=None, last=-1):
-    """Assign neighbours ``nbs`` to conditions ``kids``.  Indistinguishable consecutive conditions
-    take neighbours in increasing neighbour order (and an omitted one omits the rest), so the same
-    atoms are not matched once per permutation."""
-    if not kids:
+def _assign(nbrs, kids, k, nbs, a, order, prev_key, last):
+    """Assign neighbours ``nbs`` to conditions ``kids[k:]``.  Indistinguishable consecutive
+    conditions take neighbours in increasing neighbour order (and an omitted one omits the rest), so
+    the same atoms are not matched once per permutation."""
+    if k == len(kids):
         if not nbs:
             yield []
         return
-    kid, rest = kids[0], kids[1:]
-    key = _key(kid)
-    lo = last if key == prev_key else -1
-    for n in nbs:
-        pos = order.index(n)
-        if pos <= lo:
+    kid = kids[k]
+    lo = last if kid.key == prev_key else -1
+    for pos, n in enumerate(order):
+        if pos <= lo or n not in nbs:
             continue
-        for sub in _match(ctx, kid, n, a):
+        for sub in _match(nbrs, kid, n, a):
             others = [m for m in nbs if m != n]
-            for tail in _assign(ctx, rest, others, a, order, key, pos):
+            for tail in _assign(nbrs, kids, k + 1, others, a, order, kid.key, pos):
                 yield sub + tail
-    if _head(kid).may_be_h:
-        for tail in _assign(ctx, rest, nbs, a, order, key, len(order)):
-            yield [None] * _size(kid) + tail
+    if kid.may_be_h and len(kids) - k - 1 >= 0:
+        for tail in _assign(nbrs, kids, k + 1, nbs, a, order, kid.key, len(order)):
+            yield [None] * kid.size + tail
 
 
 class _Ctx:
@@ -140,13 +140,31 @@ class _Ctx:
         for i, x in enumerate(self.el_):
             self.by_el.setdefault(x, []).append(i)
 
+    def restrict(self, atoms) -> None:
+        """Only classify ``atoms``: groups may then start only at them or their neighbours."""
+        self.wanted = set(int(i) for i in atoms)
+        near = set(self.wanted)
+        for i in self.wanted:
+            near.update(self.g.nbrs[i])
+        self.near = near
+
+    wanted: set | None = None
+    near: set | None = None
+
+    def candidates(self) -> list[int]:
+        return sorted(self.wanted) if self.wanted is not None else list(range(len(self.t)))
+
     def roots(self, cond: _Cond) -> list[int]:
         """Atoms that can match ``cond`` (a shortlist when it names types or elements)."""
         if cond.types is not None:
-            return sorted(i for x in cond.types for i in self.by_type.get(x, ()))
-        if cond.elements is not None:
-            return sorted(i for x in cond.elements for i in self.by_el.get(x, ()))
-        return list(range(len(self.t)))
+            out = [i for x in cond.types for i in self.by_type.get(x, ())]
+        elif cond.elements is not None:
+            out = [i for x in cond.elements for i in self.by_el.get(x, ())]
+        else:
+            out = range(len(self.t))
+        if self.near is not None:
+            out = [i for i in out if i in self.near]
+        return sorted(out)
 
     def geom(self, i: int):
         return self.geoms[i]
@@ -183,7 +201,7 @@ def _ring_groups(ctx, kind: str, size: int = 0, symmetric: bool = False, aromati
     c, g, t = ctx.c, ctx.g, ctx.t
     el = ctx.el_
     wanted = {"NH": ("Npl", "N2+"), "N5": ("N2", "Npl", "N2+"), "N6": ("N2",), "ether": ("O3",), "NR2": ("N2",)}
-    for a in range(len(c)):
+    for a in ctx.candidates():
         if (el[a] != "O") if kind == "O5" else (t[a] not in wanted[kind]):
             continue
         rings = _ring(ctx, a)
@@ -242,8 +260,9 @@ def _acceptor_table(x: _Ctx):
     non_o3m = x.any_of(x.prop(TETRAHEDRAL, not_type=("O3-",)), x.prop(1))
     non_sacpac = x.any_of(x.prop(TETRAHEDRAL, not_type=("Sac", "Pac")), x.prop(1, not_type=("H", "HC", "D")))
 
-    def pat(node):
-        return lambda: (g for a in x.roots(_head(node)) for g in _match(x, node, a))
+    def pat(spec):
+        node = _Node(spec)
+        return lambda: (g for a in x.roots(node.cond) for g in _match(x.g.nbrs, node, a))
 
     rings = lambda kind, **kw: (lambda: _ring_groups(x, kind, **kw))  # noqa: E731
     return [
@@ -342,8 +361,9 @@ def _donor_table(x: _Ctx):
     ty = x.ty
     tet_or_h = x.any_of(tet, H)
 
-    def pat(node):
-        return lambda: (g for a in x.roots(_head(node)) for g in _match(x, node, a))
+    def pat(spec):
+        node = _Node(spec)
+        return lambda: (g for a in x.roots(node.cond) for g in _match(x.g.nbrs, node, a))
 
     ut_charged = (3.17, 90, -146, 140, -30, 3.17, 90, -146, 140, -22.5, 150, 3.17, 113, -161, 125, None, 140)
     return [
@@ -386,7 +406,7 @@ def _donor_table(x: _Ctx):
 def _aro_amines(x: _Ctx):
     """Npl not in an aromatic ring, bonded to H and exactly one carbon, an aromatic one."""
     c, g, t = x.c, x.g, x.t
-    for a in range(len(c)):
+    for a in x.candidates():
         if t[a] != "Npl" or any(all(x.geom(r) == 3 for r in ring) for ring in g.rings(a)):
             continue
         carbons, aro = 0, False
@@ -431,8 +451,11 @@ def _generic_donor(x: _Ctx, a: int) -> DonorClass | None:
     return DonorClass("generic " + t, kind, sym, params)
 
 
-def assign_hbond_types(c: Complex) -> HBondTyping:
-    """Type every atom of ``c`` as H-bond acceptor and/or donor (first matching group wins).
+def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
+    """Type the atoms of ``c`` as H-bond acceptors and/or donors (first matching group wins).
+
+    ``atoms`` (indices or bool mask, optional) limits the donor/acceptor classification to those
+    atoms (IDATM types are always computed for all); the result for them is unchanged.
 
     Returns
     -------
@@ -443,6 +466,9 @@ def assign_hbond_types(c: Complex) -> HBondTyping:
     g = AtomGraph(c)
     t = idatm_types(c, g)
     x = _Ctx(c, g, t)
+    if atoms is not None:
+        atoms = np.asarray(atoms)
+        x.restrict(np.flatnonzero(atoms) if atoms.dtype == bool else atoms)
     acc: dict[int, AcceptorClass] = {}
     for entry in _acceptor_table(x):
         name, groups, positions, kind, partners, params = entry[:6]
@@ -450,12 +476,12 @@ def assign_hbond_types(c: Complex) -> HBondTyping:
         for grp in groups():
             for k, pos in enumerate(positions):
                 a = grp[pos]
-                if a is None or a in acc:
+                if a is None or a in acc or (x.wanted is not None and a not in x.wanted):
                     continue
                 other = grp[positions[1 - k]] if len(positions) > 1 else None
                 ps = tuple(None if p is None else (other if p == -1 else grp[p]) for p in partners)
                 acc[a] = AcceptorClass(name, kind, ps, params, tau)
-    for a in range(len(c)):
+    for a in x.candidates():
         if a not in acc:
             gen = _generic_acceptor(x, a)
             if gen is not None:
@@ -464,9 +490,9 @@ def assign_hbond_types(c: Complex) -> HBondTyping:
     for name, groups, pos, kind, sym, params in _donor_table(x):
         for grp in groups():
             a = grp[pos]
-            if a is not None and a not in don:
+            if a is not None and a not in don and (x.wanted is None or a in x.wanted):
                 don[a] = DonorClass(name, kind, sym, params)
-    for a in range(len(c)):
+    for a in x.candidates():
         if a not in don and not c.is_hydrogen[a]:
             gen = _generic_donor(x, a)
             if gen is not None:

@@ -133,10 +133,22 @@ def find_hbonds(
         return _evaluate(complex, typing, _candidate_pairs(complex, typing, cutoff, between), ds, da, metal_rule)
     keep = _interface_atoms(complex, cutoff)
     sub = complex[keep]
-    sub_typing = assign_hbond_types(sub)
+    sub_typing = assign_hbond_types(sub, atoms=_near_other_side(sub, cutoff))
     found = _evaluate(sub, sub_typing, _candidate_pairs(sub, sub_typing, cutoff, between), ds, da, metal_rule)
     return [replace(b, donor=int(keep[b.donor]), acceptor=int(keep[b.acceptor]),
                     hydrogen=None if b.hydrogen is None else int(keep[b.hydrogen])) for b in found]
+
+
+def _near_other_side(c: Complex, cutoff: float) -> np.ndarray:
+    """Heavy atoms within ``cutoff`` Å of a heavy atom on the other side (pocket vs ligand)."""
+    heavy = ~c.is_hydrogen
+    out = np.zeros(len(c), dtype=bool)
+    for side in (c.is_ligand, ~c.is_ligand):
+        mine, other = np.flatnonzero(side & heavy), np.flatnonzero(~side & heavy)
+        if len(mine) and len(other):
+            hits = cKDTree(c.coord[other]).query_ball_point(c.coord[mine], cutoff, return_length=True)
+            out[mine[hits > 0]] = True
+    return out
 
 
 def _interface_atoms(c: Complex, cutoff: float) -> np.ndarray:

@@ -1,0 +1,197 @@
+"""Agreement of misi's H-bond detector with ChimeraX ``hbonds`` on the dev fixtures.
+
+For each fixture mode -- relaxed (``hbonds_chimerax.json``, relax on), precise
+(``hbonds_chimerax_precise.json``, ``relax=False``) and, with ``--strip-h``, hydrogens removed
+(``hbonds_chimerax_strip_h.json``) -- prints:
+
+- unordered pocket-ligand atom-pair precision, recall and F1 over all complexes;
+- the share of complexes whose whole T9 answer matches exactly (same pairs);
+- IDATM typing agreement for ligand heavy atoms and pocket N/O/S (atoms whose fixture key is
+  ambiguous, ``name#serial``, are skipped);
+- every mismatching pair with the likely cause (a typing difference, or which side's test decided);
+- time per complex of ``find_hbonds`` (median and max over complexes of the median of
+  ``--repeat`` runs, after one warm-up run; loading excluded).
+
+Skips gracefully (exit 0) when the fixture folder is absent.
+
+Usage::
+
+    python benchmarks/hbond_agreement.py [--dev /work/shared/data/pdbbind_dev] [--repeat 5] [--strip-h]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from misi_geom import Complex, assign_hbond_types, find_hbonds, format_t9, load_complex
+from misi_geom._hbond_criteria import Context, acceptor_ok, donor_ok
+from misi_geom._hbond_geometry import relax_params
+
+DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
+MODES = {
+    "relaxed": ("hbonds_chimerax.json", dict(relax=True)),
+    "precise": ("hbonds_chimerax_precise.json", dict(relax=False)),
+    "strip_h": ("hbonds_chimerax_strip_h.json", dict(relax=True)),
+}
+
+
+def _pairs(answer: str) -> set[str]:
+    return {e for e in answer.split("; ") if e}
+
+
+def _find_atoms(c: Complex, entry: str) -> tuple[int | None, int | None]:
+    """Pocket and ligand rows named by a T9 entry ``RES NUM ATOM CHAIN, LIG``."""
+    left, lig_name = entry.split(", ")
+    res, num, atom, chain = left.split(" ")
+    chain = "" if chain == "?" else chain
+    p = np.flatnonzero(~c.is_ligand & (c.res_name == res) & (c.atom_name == atom) & (c.chain_id == chain)
+                       & np.array([f"{r}{i}" == num for r, i in zip(c.res_id, c.ins_code)]))
+    lig = np.flatnonzero(c.is_ligand & (c.atom_name == lig_name))
+    if not len(p) or not len(lig):
+        return None, None
+    # ligand names can repeat (peptide ligands): take the one closest to the pocket atom
+    j = lig[np.argmin(np.linalg.norm(c.coord[lig] - c.coord[p[0]], axis=1))]
+    return int(p[0]), int(j)
+
+
+def _explain(c: Complex, typing, fx_types: dict, entry: str, relax: bool) -> str:
+    p, lig = _find_atoms(c, entry)
+    if p is None or lig is None:
+        return "atom not found in misi's complex"
+    notes = []
+    for i in (p, lig):
+        key = _key(c, i)
+        want = fx_types.get(key)
+        if want is not None and want != str(typing.idatm[i]):
+            notes.append(f"typing {c.atom_name[i]}: misi {typing.idatm[i]} vs ChimeraX {want}")
+    ds, da = (0.4, 20.0) if relax else (0.0, 0.0)
+    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
+    gen = {"generic": relax_params((2.48, 3.42, 130, 90), ds, da),
+           "theta_tau": relax_params((2.48, 132), ds, da),
+           "upsilon_tau": relax_params((3.42, 90, -161, 125), ds, da)}
+    for d, a in ((p, lig), (lig, p)):
+        don, acc = typing.donor.get(d), typing.acceptor.get(a)
+        if don is None or acc is None:
+            continue
+        hyds = ctx.hyd_positions(d)
+        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relax_params(acc.params, ds, da))
+        d_ok = donor_ok(ctx, d, hyds, a, don, relax_params(don.params, ds, da), gen)
+        dist = float(np.linalg.norm(c.coord[d] - c.coord[a]))
+        notes.append(f"{c.atom_name[d]}->{c.atom_name[a]} D..A {dist:.2f}: donor '{don.name}' "
+                     f"{'ok' if d_ok else 'fails'}, acceptor '{acc.name}' {'ok' if a_ok else 'fails'}")
+    return "; ".join(notes) or "neither atom is typed as donor/acceptor toward the other"
+
+
+def _key(c: Complex, i: int) -> str:
+    if c.is_ligand[i]:
+        return str(c.atom_name[i])
+    return f"{c.chain_id[i]}/{c.res_id[i]}/{c.ins_code[i]}/{c.atom_name[i]}"
+
+
+def _typing_agreement(c: Complex, typing, rec: dict) -> tuple[int, int, int, int]:
+    lig_ok = lig_n = poc_ok = poc_n = 0
+    seen: set[str] = set()
+    for i in np.flatnonzero(c.is_ligand & ~c.is_hydrogen):
+        name = str(c.atom_name[i])
+        if name in seen:
+            continue
+        seen.add(name)
+        want = rec["ligand_idatm"].get(name)
+        if want is not None:
+            lig_n += 1
+            lig_ok += want == str(typing.idatm[i])
+    for i in np.flatnonzero(~c.is_ligand & np.isin(c.element, ["N", "O", "S"])):
+        want = rec["pocket_idatm"].get(_key(c, i))
+        if want is not None:
+            poc_n += 1
+            poc_ok += want == str(typing.idatm[i])
+    return lig_ok, lig_n, poc_ok, poc_n
+
+
+def run_mode(dev: Path, mode: str, repeat: int) -> dict | None:
+    fname, kw = MODES[mode]
+    path = dev / fname
+    if not path.is_file():
+        print(f"[{mode}] {path} not found: skipped")
+        return None
+    fx = json.loads(path.read_text())["complexes"]
+    tp = fp = fn = exact = 0
+    lig_ok = lig_n = poc_ok = poc_n = 0
+    times, lines = [], []
+    for cid in sorted(fx):
+        rec = fx[cid]
+        if rec.get("status") != "ok":
+            continue
+        c = load_complex(dev / cid)
+        if mode == "strip_h":
+            c = c[~c.is_hydrogen]
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            find_hbonds(c, **kw)  # warm-up
+            runs = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                bonds = find_hbonds(c, **kw)
+                runs.append(time.perf_counter() - t0)
+        times.append((statistics.median(runs) * 1000, cid, len(c)))
+        got, want = _pairs(format_t9(bonds, c)), _pairs(rec["misi_answer"])
+        tp, fp, fn = tp + len(got & want), fp + len(got - want), fn + len(want - got)
+        exact += got == want
+        typing = assign_hbond_types(c)
+        a, b, p, q = _typing_agreement(c, typing, rec)
+        lig_ok, lig_n, poc_ok, poc_n = lig_ok + a, lig_n + b, poc_ok + p, poc_n + q
+        for e in sorted(want - got):
+            lines.append(f"  {cid} MISSING {e}  <- {_explain(c, typing, _types(c, rec), e, kw['relax'])}")
+        for e in sorted(got - want):
+            lines.append(f"  {cid} EXTRA   {e}  <- {_explain(c, typing, _types(c, rec), e, kw['relax'])}")
+    n = sum(1 for r in fx.values() if r.get("status") == "ok")
+    prec = tp / (tp + fp) if tp + fp else 1.0
+    rec_ = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * prec * rec_ / (prec + rec_) if prec + rec_ else 0.0
+    ms = [t for t, _, _ in times]
+    slow = max(times)
+    print(f"[{mode}] {n} complexes, {tp + fn} ChimeraX pairs, {tp + fp} misi pairs")
+    print(f"  pairs: precision {prec:.3f}  recall {rec_:.3f}  F1 {f1:.3f}   (tp {tp}, fp {fp}, fn {fn})")
+    print(f"  exact whole-complex answers: {exact}/{n} = {exact / n:.1%}")
+    print(f"  IDATM typing: ligand heavy atoms {lig_ok}/{lig_n} = {lig_ok / max(lig_n, 1):.1%}; "
+          f"pocket N/O/S {poc_ok}/{poc_n} = {poc_ok / max(poc_n, 1):.1%}")
+    print(f"  find_hbonds ms/complex: median {statistics.median(ms):.1f}, max {slow[0]:.1f} "
+          f"({slow[1]}, {slow[2]} atoms)")
+    print("  mismatches:" if lines else "  mismatches: none")
+    for line in lines:
+        print(line)
+    return {"f1": f1, "exact": exact / n}
+
+
+def _types(c: Complex, rec: dict) -> dict:
+    out = dict(rec["pocket_idatm"])
+    out.update(rec["ligand_idatm"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dev", type=Path, default=DEFAULT_DEV, help="folder with the complexes and fixtures")
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs per complex (median taken)")
+    ap.add_argument("--strip-h", action="store_true", help="also compare with all hydrogens removed")
+    args = ap.parse_args(argv)
+    if not args.dev.is_dir():
+        print(f"{args.dev} not found: nothing to compare (skipped)")
+        return 0
+    modes = ["relaxed", "precise"] + (["strip_h"] if args.strip_h else [])
+    for mode in modes:
+        run_mode(args.dev, mode, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
