@@ -11,12 +11,22 @@ every atom, computed from the same projection the pixels were drawn from.
 ((32, 32, 3), True, b'\\x89PNG')
 """
 
-from misi_render.palette import BALL_SCALE, STICK_RADIUS, atom_colors, atom_radii, element_color
+from misi_render.palette import (
+    BALL_SCALE,
+    LIGAND_BALL_SCALE,
+    LIGAND_STICK_RADIUS,
+    STICK_RADIUS,
+    atom_colors,
+    atom_radii,
+    element_color,
+)
 from misi_render.png import PNG_COMPRESS_LEVEL, encode_png, save_png
 from misi_render.render import RenderedView, Style, render_views
 
 __all__ = [
     "BALL_SCALE",
+    "LIGAND_BALL_SCALE",
+    "LIGAND_STICK_RADIUS",
     "PNG_COMPRESS_LEVEL",
     "RenderedView",
     "STICK_RADIUS",

@@ -1,23 +1,30 @@
-"""numba kernels: tiled, supersampled z-buffer rasterizer for shaded spheres and sticks.
+"""numba kernels: tiled two-layer z-buffer rasterizer for shaded spheres and sticks.
 
 Plain-array signatures only (style rule 11); every jitted helper lives in this module so numba's
-on-disk cache stays valid (rule 12).  Coordinates are in pixels: a sample of pixel ``(row i,
-column j)`` sits at ``(j + xo[k], i + yo[k])`` with the S-rooks pattern ``xo`` (one sample per
-sub-row, ``yo[k] = (2k + 1) / 2S``).  Depth ``z`` is in pixels too (camera-frame depth times the
-atom's px-per-Å), larger is nearer.
+on-disk cache stays valid (rule 12).  All coordinates are pixels: pixel ``(row i, column j)`` is
+sampled at its centre ``(j + 0.5, i + 0.5)``; depth ``z`` is camera-frame depth times the atom's
+px-per-Å, larger is nearer.
 
-Primitive ids: spheres ``0..n-1`` (atom index), sticks ``n + b`` (bond index).  A sample keeps the
-nearest surface; equal depths go to the smaller id, so results never depend on drawing order.
+**Fragments.**  A sphere (centre ``c``, radius ``r``) gives every pixel whose centre lies within
+``r + 0.5`` of ``c`` (in the image plane) one fragment: depth ``cz + sqrt(max(r² - d², 0))`` and
+analytic coverage ``clamp(r + 0.5 - d, 0, 1)``.  A stick is an open cylinder of radius ``rho``
+from ``A`` along unit ``u`` for ``length`` (already trimmed to the part outside its two balls, which
+is exact: the trimmed ends lie inside the balls); its fragments lie within ``rho + 0.5`` of the
+projected axis, with coverage ``clamp(rho + 0.5 - dl, 0, 1)`` from that 2D distance ``dl`` and the
+depth of the ray's hit (or, in the antialiasing fringe, closest approach).
 
-The image is split into square tiles; primitives are binned to the tiles their bounding boxes
-touch and every tile is drawn, shaded and resolved independently into its own part of the output
-(``prange`` over tiles, no shared writes), which keeps the per-tile buffers in cache and makes the
-output byte-identical for any thread count.
+**Two layers.**  Each pixel keeps its two nearest fragments, ordered by depth and then by smaller
+primitive id (spheres ``0..n-1`` = atom index, sticks ``n + b``).  Keeping the top two of a totally
+ordered set does not depend on arrival order, so the image never depends on drawing order.
+Resolve: ``colour = cov1 * shade1 + (1 - cov1) * cov2 * shade2`` over a black background.
 
-Shading is deferred: after all primitives of a tile are drawn, each sample's surface normal is
-recomputed from its id and depth and looked up in a lighting table ``lut[iy, ix] = (diffuse,
-specular)`` indexed by the normal's screen components (so lighting constants are inputs, not code).
-A linear depth cue darkens far surfaces.
+**Tiles.**  Primitives are binned to square tiles by bounding box; each tile is drawn and resolved
+on its own into its own part of the image (``prange`` over tiles, no shared writes), so buffers stay
+in cache and the output is byte-identical for any thread count.
+
+**Shading** is deferred to visible fragments: the surface normal is rebuilt from id and depth and
+looked up in a lighting table ``lut[iy, ix] = (diffuse, specular)`` indexed by the normal's screen
+components in [-1, 1]; a linear depth cue darkens far surfaces.
 """
 
 from __future__ import annotations
@@ -32,8 +39,8 @@ _PJIT = dict(_JIT, parallel=True)
 
 
 @nb.njit(**_JIT)
-def _bin_primitives(x0, x1, y0, y1, ntiles_x, tile):
-    """CSR lists of the primitives whose pixel bounding boxes touch each tile (primitive order)."""
+def _bin_primitives(x0, x1, y0, y1, order, ntiles_x, tile):
+    """CSR lists of the primitives whose pixel bounding boxes touch each tile, in ``order``."""
     m = x0.shape[0]
     nt = ntiles_x * ntiles_x
     counts = np.zeros(nt + 1, dtype=np.int64)
@@ -46,7 +53,8 @@ def _bin_primitives(x0, x1, y0, y1, ntiles_x, tile):
     start = np.cumsum(counts)
     fill = start[:-1].copy()
     items = np.empty(start[-1], dtype=np.int64)
-    for p in range(m):
+    for q in range(m):
+        p = order[q]
         if x1[p] < x0[p] or y1[p] < y0[p]:
             continue
         for ty in range(y0[p] // tile, y1[p] // tile + 1):
@@ -58,31 +66,43 @@ def _bin_primitives(x0, x1, y0, y1, ntiles_x, tile):
 
 
 @nb.njit(**_JIT)
-def _draw_sphere(i, cx, cy, cz, r, X0, Y0, tw, th, xo, yo, depth, ids):
-    S = xo.shape[0]
+def _draw_sphere(i, cx, cy, cz, r, X0, Y0, tw, th, z1, id1, c1, z2, id2, c2):
+    re = r + 0.5
+    re2 = re * re
     r2 = r * r
-    plo = max(0, int(np.floor(cy - r)) - Y0)
-    phi = min(th - 1, int(np.floor(cy + r)) - Y0)
+    ri2 = (r - 0.5) * (r - 0.5) if r > 0.5 else -1.0  # fully covered within r - 0.5
+    zmax = cz + r
+    plo = max(0, int(np.floor(cy - re - 0.5)) - Y0)
+    phi = min(th - 1, int(np.ceil(cy + re - 0.5)) - Y0)
     for p in range(plo, phi + 1):
-        for k in range(S):
-            dy = Y0 + p + yo[k] - cy
-            h2 = r2 - dy * dy
-            if h2 < 0.0:
+        dy = Y0 + p + 0.5 - cy
+        h2 = re2 - dy * dy
+        if h2 <= 0.0:
+            continue
+        hw = np.sqrt(h2)
+        jlo = max(0, int(np.floor(cx - hw - 0.5)) - X0)
+        jhi = min(tw - 1, int(np.ceil(cx + hw - 0.5)) - X0)
+        for j in range(jlo, jhi + 1):
+            if zmax < z2[p, j]:  # cannot reach the two nearest layers
                 continue
-            hw = np.sqrt(h2)
-            jlo = max(0, int(np.ceil(cx - hw - xo[k])) - X0 - 1)
-            jhi = min(tw - 1, int(np.floor(cx + hw - xo[k])) - X0 + 1)
-            row = p * S + k
-            for j in range(jlo, jhi + 1):
-                dx = X0 + j + xo[k] - cx
-                d2 = h2 - dx * dx
-                if d2 < 0.0:
-                    continue
-                z = cz + np.sqrt(d2)
-                zb = depth[row, j]
-                if z > zb or (z == zb and i < ids[row, j]):
-                    depth[row, j] = z
-                    ids[row, j] = i
+            dx = X0 + j + 0.5 - cx
+            d2 = dx * dx + dy * dy
+            if d2 >= re2:
+                continue
+            cov = 1.0 if d2 <= ri2 else min(1.0, re - np.sqrt(d2))
+            z = cz + np.sqrt(max(r2 - d2, 0.0))
+            # two-layer insert (inlined: a helper call per fragment costs array refcounting)
+            if z > z1[p, j] or (z == z1[p, j] and i < id1[p, j]):
+                z2[p, j] = z1[p, j]
+                id2[p, j] = id1[p, j]
+                c2[p, j] = c1[p, j]
+                z1[p, j] = z
+                id1[p, j] = i
+                c1[p, j] = cov
+            elif z > z2[p, j] or (z == z2[p, j] and i < id2[p, j]):
+                z2[p, j] = z
+                id2[p, j] = i
+                c2[p, j] = cov
 
 
 @nb.njit(**_JIT)
@@ -94,151 +114,178 @@ def _span(lo, hi, a, b):
 
 
 @nb.njit(**_JIT)
-def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, xo, yo, depth, ids):
-    """Cylinder of radius ``rho`` from A along unit ``u`` for ``length`` (open ends: they lie in balls)."""
-    S = xo.shape[0]
+def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id1, c1, z2, id2, c2):
     vx, vy = ux * length, uy * length
-    l2 = np.sqrt(vx * vx + vy * vy)
-    a = 1.0 - uz * uz
-    if l2 < 1e-9 or a < 1e-12:
+    a = 1.0 - uz * uz  # = (projected length of u)^2
+    if a < 1e-12 or length <= 0.0:
         return
-    ex, ey = vx / l2, vy / l2
+    l2u = np.sqrt(a)
+    ex, ey = ux / l2u, uy / l2u
+    l2 = length * l2u
+    re = rho + 0.5
     rho2 = rho * rho
-    ylo = min(ay, ay + vy) - rho
-    yhi = max(ay, ay + vy) + rho
-    plo = max(0, int(np.floor(ylo)) - Y0)
-    phi = min(th - 1, int(np.floor(yhi)) - Y0)
+    inv_a = 1.0 / a
+    zmax = max(az, az + uz * length) + rho
+    plo = max(0, int(np.floor(min(ay, ay + vy) - re - 0.5)) - Y0)
+    phi = min(th - 1, int(np.ceil(max(ay, ay + vy) + re - 0.5)) - Y0)
     for p in range(plo, phi + 1):
-        for k in range(S):
-            sy = Y0 + p + yo[k]
-            dy = sy - ay
-            xlo, xhi = X0 - 1.0, X0 + tw + 1.0
-            if abs(ey) > 1e-12:  # within rho of the projected axis line
-                xlo, xhi = _span(xlo, xhi, ax + (dy * ex - rho) / ey, ax + (dy * ex + rho) / ey)
-            elif abs(dy) > rho:
+        dy = Y0 + p + 0.5 - ay
+        xlo, xhi = X0 - 1.0, X0 + tw + 1.0
+        if abs(ey) > 1e-12:  # within re of the projected axis line
+            xlo, xhi = _span(xlo, xhi, ax + (dy * ex - re) / ey, ax + (dy * ex + re) / ey)
+        elif abs(dy) >= re:
+            continue
+        if abs(ex) > 1e-12:  # projected axis parameter within [-re, l2 + re]
+            xlo, xhi = _span(xlo, xhi, ax + (-re - dy * ey) / ex, ax + (l2 + re - dy * ey) / ex)
+        elif dy * ey < -re or dy * ey > l2 + re:
+            continue
+        if xhi < xlo:
+            continue
+        jlo = max(0, int(np.floor(xlo - 0.5)) - X0)
+        jhi = min(tw - 1, int(np.ceil(xhi - 0.5)) - X0)
+        for j in range(jlo, jhi + 1):
+            if zmax < z2[p, j]:  # cannot reach the two nearest layers
                 continue
-            if abs(ex) > 1e-12:  # projected parameter within [-rho, l2 + rho]
-                xlo, xhi = _span(xlo, xhi, ax + (-rho - dy * ey) / ex, ax + (l2 + rho - dy * ey) / ex)
-            elif dy * ey < -rho or dy * ey > l2 + rho:
+            wx = X0 + j + 0.5 - ax
+            dl = abs(wx * ey - dy * ex)
+            if dl >= re:
                 continue
-            if xhi < xlo:
+            wu = wx * ux + dy * uy
+            b = -uz * wu
+            c = wx * wx + dy * dy - wu * wu - rho2
+            disc = max(b * b - a * c, 0.0)
+            zp = (np.sqrt(disc) - b) * inv_a
+            s = wu + zp * uz
+            if s < 0.0 or s > length:
                 continue
-            jlo = max(0, int(np.floor(xlo - xo[k])) - X0)
-            jhi = min(tw - 1, int(np.ceil(xhi - xo[k])) - X0)
-            row = p * S + k
-            for j in range(jlo, jhi + 1):
-                wx = X0 + j + xo[k] - ax
-                wu = wx * ux + dy * uy
-                b = -uz * wu
-                c = wx * wx + dy * dy - wu * wu - rho2
-                disc = b * b - a * c
-                if disc < 0.0:
-                    continue
-                zp = (-b + np.sqrt(disc)) / a
-                s = wu + zp * uz
-                if s < 0.0 or s > length:
-                    continue
-                z = az + zp
-                zb = depth[row, j]
-                if z > zb or (z == zb and pid < ids[row, j]):
-                    depth[row, j] = z
-                    ids[row, j] = pid
+            z = az + zp
+            cov = min(1.0, re - dl)
+            if z > z1[p, j] or (z == z1[p, j] and pid < id1[p, j]):
+                z2[p, j] = z1[p, j]
+                id2[p, j] = id1[p, j]
+                c2[p, j] = c1[p, j]
+                z1[p, j] = z
+                id1[p, j] = pid
+                c1[p, j] = cov
+            elif z > z2[p, j] or (z == z2[p, j] and pid < id2[p, j]):
+                z2[p, j] = z
+                id2[p, j] = pid
+                c2[p, j] = cov
 
 
 @nb.njit(**_JIT)
-def _shade(idx, sx, sy, z, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, bu, blen, lut, z_near, z_far, cue, out):
-    """Shaded colour of one sample into ``out[0:3]``."""
-    n = cx.shape[0]
-    if idx < n:
-        nx = (sx - cx[idx]) / rad[idx]
-        ny = (sy - cy[idx]) / rad[idx]
-        atom = idx
-    else:
-        b = idx - n
-        a0 = bond_a[b]
-        wx, wy, wz = sx - cx[a0], sy - cy[a0], z - cz[a0]
-        wu = wx * bu[b, 0] + wy * bu[b, 1] + wz * bu[b, 2]
-        nx = (wx - wu * bu[b, 0]) / bond_r[b]
-        ny = (wy - wu * bu[b, 1]) / bond_r[b]
-        atom = a0 if wu < 0.5 * blen[b] else bond_b[b]
-    nl = lut.shape[0]
-    ix = int((nx + 1.0) * 0.5 * (nl - 1) + 0.5)
-    iy = int((ny + 1.0) * 0.5 * (nl - 1) + 0.5)
-    ix = min(max(ix, 0), nl - 1)
-    iy = min(max(iy, 0), nl - 1)
-    diffuse = lut[iy, ix, 0]
-    spec = lut[iy, ix, 1]
-    t = (z - z_far) / (z_near - z_far) if z_near > z_far else 1.0
-    t = min(max(t, 0.0), 1.0)
-    f = 1.0 - cue * (1.0 - t)
-    for c in range(3):
-        out[c] = (rgb[atom, c] * diffuse + spec) * f
-
-
-@nb.njit(**_JIT)
-def _draw_tile(t, start, items, ntiles_x, tile, size, xo, yo, cx, cy, cz, rad, rgb,
-               bond_a, bond_b, bond_r, bu, blen, lut, z_near, z_far, cue, image, visible):  # fmt: skip
-    S = xo.shape[0]
+def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+               bond_a, bond_b, bond_r, bp, lut, z_far, inv_dz, cue, image, visible):  # fmt: skip
     n = cx.shape[0]
     X0 = (t % ntiles_x) * tile
     Y0 = (t // ntiles_x) * tile
     tw = min(tile, size - X0)
     th = min(tile, size - Y0)
-    depth = np.full((th * S, tw), -np.inf)
-    ids = np.full((th * S, tw), -1, dtype=np.int32)
+    z1 = np.full((th, tw), -np.inf)
+    z2 = np.full((th, tw), -np.inf)
+    id1 = np.full((th, tw), -1, dtype=np.int64)
+    id2 = np.full((th, tw), -1, dtype=np.int64)
+    c1 = np.zeros((th, tw))
+    c2 = np.zeros((th, tw))
     for q in range(start[t], start[t + 1]):
         pid = items[q]
         if pid < n:
-            _draw_sphere(pid, cx[pid], cy[pid], cz[pid], rad[pid], X0, Y0, tw, th, xo, yo, depth, ids)
+            _draw_sphere(pid, cx[pid], cy[pid], cz[pid], rad[pid], X0, Y0, tw, th, z1, id1, c1, z2, id2, c2)
         else:
             b = pid - n
-            a0 = bond_a[b]
-            _draw_stick(pid, cx[a0], cy[a0], cz[a0], bu[b, 0], bu[b, 1], bu[b, 2], blen[b], bond_r[b],
-                        X0, Y0, tw, th, xo, yo, depth, ids)  # fmt: skip
-    col = np.empty(3)
+            _draw_stick(pid, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4], bp[b, 5], bp[b, 6], bond_r[b],
+                        X0, Y0, tw, th, z1, id1, c1, z2, id2, c2)  # fmt: skip
+    nl = lut.shape[0]
+    half = 0.5 * (nl - 1)
     for p in range(th):
+        sy = Y0 + p + 0.5
         for j in range(tw):
-            acc0 = 0.0
-            acc1 = 0.0
-            acc2 = 0.0
-            for k in range(S):
-                idx = ids[p * S + k, j]
-                if idx < 0:
-                    continue
-                _shade(idx, X0 + j + xo[k], Y0 + p + yo[k], depth[p * S + k, j], cx, cy, cz, rad, rgb,
-                       bond_a, bond_b, bond_r, bu, blen, lut, z_near, z_far, cue, col)  # fmt: skip
-                acc0 += col[0]
-                acc1 += col[1]
-                acc2 += col[2]
-            image[Y0 + p, X0 + j, 0] = np.uint8(min(255.0, acc0 * 255.0 / S + 0.5))
-            image[Y0 + p, X0 + j, 1] = np.uint8(min(255.0, acc1 * 255.0 / S + 0.5))
-            image[Y0 + p, X0 + j, 2] = np.uint8(min(255.0, acc2 * 255.0 / S + 0.5))
-    # visibility: the majority of the samples in an atom's centre pixel belong to that atom
+            if id1[p, j] < 0:
+                continue
+            sx = X0 + j + 0.5
+            w1 = c1[p, j]
+            r = 0.0
+            g = 0.0
+            bl = 0.0
+            for layer in range(2):  # shading inlined: helper calls per pixel cost array refcounting
+                if layer == 0:
+                    idx, w, z = id1[p, j], w1, z1[p, j]
+                else:
+                    if w1 >= 1.0 or id2[p, j] < 0:
+                        break
+                    idx, w, z = id2[p, j], (1.0 - w1) * c2[p, j], z2[p, j]
+                if idx < n:  # sphere: normal from the offset to the centre
+                    inv = 1.0 / rad[idx]
+                    nx = (sx - cx[idx]) * inv
+                    ny = (sy - cy[idx]) * inv
+                    atom = idx
+                else:  # stick: normal = offset from the axis; colour of the nearer end's atom
+                    b = idx - n
+                    wx, wy, wz = sx - bp[b, 0], sy - bp[b, 1], z - bp[b, 2]
+                    wu = wx * bp[b, 3] + wy * bp[b, 4] + wz * bp[b, 5]
+                    inv = 1.0 / bond_r[b]
+                    nx = (wx - wu * bp[b, 3]) * inv
+                    ny = (wy - wu * bp[b, 4]) * inv
+                    atom = bond_a[b] if wu < bp[b, 7] else bond_b[b]
+                ix = min(max(int((nx + 1.0) * half + 0.5), 0), nl - 1)
+                iy = min(max(int((ny + 1.0) * half + 0.5), 0), nl - 1)
+                diffuse = lut[iy, ix, 0]
+                spec = lut[iy, ix, 1]
+                f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
+                r += (rgb[atom, 0] * diffuse + spec) * f
+                g += (rgb[atom, 1] * diffuse + spec) * f
+                bl += (rgb[atom, 2] * diffuse + spec) * f
+            image[Y0 + p, X0 + j, 0] = np.uint8(min(255.0, r * 255.0 + 0.5))
+            image[Y0 + p, X0 + j, 1] = np.uint8(min(255.0, g * 255.0 + 0.5))
+            image[Y0 + p, X0 + j, 2] = np.uint8(min(255.0, bl * 255.0 + 0.5))
+    # visibility: the atom is the nearest fragment at its centre pixel
     for q in range(start[t], start[t + 1]):
         i = items[q]
         if i >= n:
-            break
+            continue
         px = int(np.floor(cx[i])) - X0
         py = int(np.floor(cy[i])) - Y0
-        if px < 0 or py < 0 or px >= tw or py >= th:
+        if 0 <= px < tw and 0 <= py < th:
+            visible[i] = id1[py, px] == i
+
+
+@nb.njit(**_JIT)
+def stick_params(cx, cy, cz, rad, bond_a, bond_b, bond_r):
+    """Per-bond trimmed cylinder: ``(Ax, Ay, Az, ux, uy, uz, length, split)`` float64 (B, 8).
+
+    The cylinder starts where the bond leaves ball ``a`` and ends where it enters ball ``b``;
+    ``split`` is the axis parameter of the bond midpoint, where the colour changes from atom ``a``
+    to atom ``b``.  Length 0 means nothing to draw.
+    """
+    nb_ = bond_a.shape[0]
+    bp = np.zeros((nb_, 8))
+    for b in range(nb_):
+        a0, a1 = bond_a[b], bond_b[b]
+        dx, dy, dz = cx[a1] - cx[a0], cy[a1] - cy[a0], cz[a1] - cz[a0]
+        ln = np.sqrt(dx * dx + dy * dy + dz * dz)
+        rho = bond_r[b]
+        if ln <= 0.0 or rho <= 0.0:
             continue
-        own = 0
-        for k in range(S):
-            if ids[py * S + k, px] == i:
-                own += 1
-        visible[i] = 2 * own > S
+        ux, uy, uz = dx / ln, dy / ln, dz / ln
+        s0 = np.sqrt(max(rad[a0] * rad[a0] - rho * rho, 0.0))
+        s1 = ln - np.sqrt(max(rad[a1] * rad[a1] - rho * rho, 0.0))
+        if s1 <= s0:
+            continue
+        bp[b, 0], bp[b, 1], bp[b, 2] = cx[a0] + s0 * ux, cy[a0] + s0 * uy, cz[a0] + s0 * uz
+        bp[b, 3], bp[b, 4], bp[b, 5] = ux, uy, uz
+        bp[b, 6] = s1 - s0
+        bp[b, 7] = 0.5 * ln - s0
+    return bp
 
 
 @nb.njit(**_PJIT)
-def rasterize(size, tile, xo, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut, z_near, z_far, cue, image, visible):
+def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut, z_near, z_far, cue, image, visible):
     """Draw spheres and sticks into ``image`` and flag visible atoms.
 
     Parameters
     ----------
     size, tile : int
         Image width = height and tile edge, pixels.
-    xo : float64 (S,)
-        Sample x offsets within a pixel (S-rooks pattern; the y offsets are ``(2k+1)/2S``).
     cx, cy, cz, rad : float64 (n,)
         Sphere centres and radii in pixels (depth ``cz`` larger = nearer); ``rad <= 0`` = not drawn.
     rgb : float64 (n, 3)
@@ -254,46 +301,46 @@ def rasterize(size, tile, xo, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut,
     image : uint8 (size, size, 3)
         Output, written tile by tile (pixels left untouched where nothing is drawn).
     visible : bool (n,)
-        Output: set True for atoms owning the majority of their centre pixel's samples.
+        Output: set True for atoms that are the nearest fragment at their centre pixel.
     """
     n = cx.shape[0]
     nb_ = bond_a.shape[0]
-    S = xo.shape[0]
-    yo = (2.0 * np.arange(S) + 1.0) / (2.0 * S)
-    bu = np.zeros((nb_, 3))
-    blen = np.zeros(nb_)
+    bp = stick_params(cx, cy, cz, rad, bond_a, bond_b, bond_r)
     m = n + nb_
     x0 = np.zeros(m, dtype=np.int64)
     x1 = np.full(m, -1, dtype=np.int64)
     y0 = np.zeros(m, dtype=np.int64)
     y1 = np.full(m, -1, dtype=np.int64)
     lim = size - 1
-    for i in range(n):
-        r = rad[i]
-        if r > 0.0 and cx[i] + r >= 0.0 and cy[i] + r >= 0.0 and cx[i] - r < size and cy[i] - r < size:
-            x0[i] = max(0, int(np.floor(cx[i] - r)))
-            x1[i] = min(lim, int(np.floor(cx[i] + r)))
-            y0[i] = max(0, int(np.floor(cy[i] - r)))
-            y1[i] = min(lim, int(np.floor(cy[i] + r)))
-    for b in range(nb_):
-        a0, a1 = bond_a[b], bond_b[b]
-        dx, dy, dz = cx[a1] - cx[a0], cy[a1] - cy[a0], cz[a1] - cz[a0]
-        ln = np.sqrt(dx * dx + dy * dy + dz * dz)
-        if ln <= 0.0 or bond_r[b] <= 0.0:
-            continue
-        bu[b, 0], bu[b, 1], bu[b, 2] = dx / ln, dy / ln, dz / ln
-        blen[b] = ln
-        r = bond_r[b]
-        lox, hix = min(cx[a0], cx[a1]) - r, max(cx[a0], cx[a1]) + r
-        loy, hiy = min(cy[a0], cy[a1]) - r, max(cy[a0], cy[a1]) + r
+    zmax = np.zeros(m)
+    for q in range(m):
+        if q < n:
+            if rad[q] <= 0.0:
+                continue
+            e = rad[q] + 1.0
+            lox, hix, loy, hiy = cx[q] - e, cx[q] + e, cy[q] - e, cy[q] + e
+            zmax[q] = cz[q] + rad[q]
+        else:
+            b = q - n
+            if bp[b, 6] <= 0.0:
+                continue
+            e = bond_r[b] + 1.0
+            xe, ye = bp[b, 0] + bp[b, 3] * bp[b, 6], bp[b, 1] + bp[b, 4] * bp[b, 6]
+            lox, hix = min(bp[b, 0], xe) - e, max(bp[b, 0], xe) + e
+            loy, hiy = min(bp[b, 1], ye) - e, max(bp[b, 1], ye) + e
+            zmax[q] = max(bp[b, 2], bp[b, 2] + bp[b, 5] * bp[b, 6]) + bond_r[b]
         if hix >= 0.0 and hiy >= 0.0 and lox < size and loy < size:
-            x0[n + b] = max(0, int(np.floor(lox)))
-            x1[n + b] = min(lim, int(np.floor(hix)))
-            y0[n + b] = max(0, int(np.floor(loy)))
-            y1[n + b] = min(lim, int(np.floor(hiy)))
+            x0[q] = max(0, int(np.floor(lox)))
+            x1[q] = min(lim, int(np.floor(hix)))
+            y0[q] = max(0, int(np.floor(loy)))
+            y1[q] = min(lim, int(np.floor(hiy)))
+    inv_dz = 1.0 / (z_near - z_far) if z_near > z_far else 0.0
     ntiles_x = (size + tile - 1) // tile
-    start, items = _bin_primitives(x0, x1, y0, y1, ntiles_x, tile)
+    # front to back, so that most hidden fragments are rejected before any work (the result does
+    # not depend on the order; it only makes the early rejection effective)
+    order = np.argsort(-zmax, kind="mergesort")
+    start, items = _bin_primitives(x0, x1, y0, y1, order, ntiles_x, tile)
     for t in nb.prange(ntiles_x * ntiles_x):
         if start[t + 1] > start[t]:
-            _draw_tile(t, start, items, ntiles_x, tile, size, xo, yo, cx, cy, cz, rad, rgb,
-                       bond_a, bond_b, bond_r, bu, blen, lut, z_near, z_far, cue, image, visible)  # fmt: skip
+            _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+                       bond_a, bond_b, bond_r, bp, lut, z_far, inv_dz, cue, image, visible)  # fmt: skip

@@ -15,14 +15,15 @@ the bundled DejaVu Sans Bold, light coloured with a black outline, sized in prop
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from misi_geom import Complex, ScreenCoords
+from misi_geom import Complex, ScreenCoords, residue_starts
+from misi_render._layout import place_boxes
 
 __all__ = ["Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels"]
 
@@ -102,35 +103,28 @@ def label_requests(
                 continue
             out.append(Label(str(c.atom_name[i]), (screen.x_px[i], screen.y_px[i]), gap[i], atom_px, LIGAND_FILL))
     if residue_labels:
-        for res in c.residues():
-            if res.is_ligand:
-                continue
-            idx = np.arange(res.start, res.stop)[visible[res.start : res.stop]]
-            if len(idx) == 0:
-                continue
-            xy = np.column_stack([screen.x_px[idx], screen.y_px[idx]])
-            centre = xy.mean(axis=0)
-            k = int(np.argmin(((xy - centre) ** 2).sum(axis=1)))
-            i = idx[k]
-            out.append(Label(res.label, (screen.x_px[i], screen.y_px[i]), gap[i], res_px, RESIDUE_FILL))
+        for i in _residue_anchors(c, screen, visible & ~c.is_ligand):
+            text = f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]}"
+            out.append(Label(text, (screen.x_px[i], screen.y_px[i]), gap[i], res_px, RESIDUE_FILL))
     return out
 
 
-def _candidates(lab: Label, w: float, h: float, size: int) -> np.ndarray:
-    """Candidate (left, top) corners around the anchor, nearest ring first, clamped into the frame."""
-    x, y = lab.anchor
-    rows = []
-    for ring in range(3):
-        g = lab.gap + ring * (h + 2.0)
-        d = 0.7071 * g
-        rows += [
-            (x + g, y - h / 2), (x - g - w, y - h / 2), (x - w / 2, y - g - h), (x - w / 2, y + g),
-            (x + d, y - d - h), (x + d, y + d), (x - d - w, y - d - h), (x - d - w, y + d),
-        ]  # fmt: skip
-    cand = np.array(rows, dtype=np.float64)
-    cand[:, 0] = np.clip(cand[:, 0], 0.0, max(0.0, size - w))
-    cand[:, 1] = np.clip(cand[:, 1], 0.0, max(0.0, size - h))
-    return cand
+def _residue_anchors(c: Complex, screen: ScreenCoords, mask: np.ndarray) -> np.ndarray:
+    """Per residue with atoms in ``mask`` (residue order): its masked atom nearest their 2D centroid."""
+    idx = np.flatnonzero(mask)
+    if len(idx) == 0:
+        return idx
+    starts = residue_starts(c)
+    res = np.searchsorted(starts, idx, side="right") - 1
+    nres = len(starts)
+    x, y = screen.x_px[idx], screen.y_px[idx]
+    cnt = np.bincount(res, minlength=nres)
+    mx = np.bincount(res, x, minlength=nres) / np.maximum(cnt, 1)
+    my = np.bincount(res, y, minlength=nres) / np.maximum(cnt, 1)
+    d = (x - mx[res]) ** 2 + (y - my[res]) ** 2
+    order = np.lexsort((idx, d, res))
+    first = np.r_[True, res[order][1:] != res[order][:-1]]
+    return idx[order][first]
 
 
 def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = None) -> list[Label]:
@@ -144,40 +138,63 @@ def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = 
         Image size in pixels.
     obstacles : ndarray, shape=(K, 2), optional
         Pixel positions labels should avoid covering (e.g. visible ligand atoms).
+
+    Returns
+    -------
+    list of Label
+        The same labels with ``left`` / ``top`` set (see :mod:`misi_render._layout`).
     """
-    obstacles = np.zeros((0, 2)) if obstacles is None else np.asarray(obstacles, dtype=np.float64).reshape(-1, 2)
-    boxes = np.zeros((len(labels), 4))  # x0, y0, x1, y1 of placed labels
-    placed: list[Label] = []
-    for n, lab in enumerate(labels):
-        b = _ink_box(lab.text, lab.font_px)
-        w, h = float(b[2] - b[0]), float(b[3] - b[1])
-        cand = _candidates(lab, w, h, size)
-        x0, y0 = cand[:, 0:1], cand[:, 1:2]
-        prev = boxes[:n]
-        ow = np.minimum(x0 + w, prev[:, 2]) - np.maximum(x0, prev[:, 0])
-        oh = np.minimum(y0 + h, prev[:, 3]) - np.maximum(y0, prev[:, 1])
-        overlap = (np.clip(ow, 0, None) * np.clip(oh, 0, None)).sum(axis=1)
-        ox, oy = obstacles[:, 0], obstacles[:, 1]
-        covered = ((ox >= x0) & (ox <= x0 + w) & (oy >= y0) & (oy <= y0 + h)).sum(axis=1)
-        # lexicographic: free of other labels, then fewest covered atoms, then candidate order
-        key = (overlap > 0) * 1e12 + covered * 1e6 + np.where(overlap > 0, overlap, 0.0) + np.arange(len(cand)) * 1e-3
-        k = int(np.argmin(key))
-        boxes[n] = (cand[k, 0], cand[k, 1], cand[k, 0] + w, cand[k, 1] + h)
-        placed.append(
-            Label(lab.text, lab.anchor, lab.gap, lab.font_px, lab.fill, left=float(cand[k, 0]), top=float(cand[k, 1]))
-        )
-    return placed
+    if not labels:
+        return []
+    obs = np.zeros((0, 2)) if obstacles is None else np.asarray(obstacles, dtype=np.float64).reshape(-1, 2)
+    boxes = np.array([_ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
+    w = np.ascontiguousarray(boxes[:, 2] - boxes[:, 0])
+    h = np.ascontiguousarray(boxes[:, 3] - boxes[:, 1])
+    ax = np.array([lab.anchor[0] for lab in labels], dtype=np.float64)
+    ay = np.array([lab.anchor[1] for lab in labels], dtype=np.float64)
+    gap = np.array([lab.gap for lab in labels], dtype=np.float64)
+    left, top = np.zeros(len(labels)), np.zeros(len(labels))
+    place_boxes(ax, ay, gap, w, h, np.ascontiguousarray(obs[:, 0]), np.ascontiguousarray(obs[:, 1]), int(size), left, top)
+    return [replace(lab, left=float(x), top=float(y)) for lab, x, y in zip(labels, left, top)]
+
+
+@lru_cache(maxsize=4096)
+def _text_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Pre-rendered label: ``keep`` (h, w, 1) float32 = 1 - outline alpha, ``paint`` (h, w, 3) float32."""
+    b = _ink_box(text, px)
+    size = (max(1, b[2] - b[0]), max(1, b[3] - b[1]))
+    font, sw = get_font(px), _stroke(px)
+    outline = Image.new("L", size, 0)
+    ImageDraw.Draw(outline).text((-b[0], -b[1]), text, font=font, fill=255, stroke_width=sw, stroke_fill=255)
+    glyphs = Image.new("L", size, 0)
+    ImageDraw.Draw(glyphs).text((-b[0], -b[1]), text, font=font, fill=255)
+    a_out = np.asarray(outline, dtype=np.float32)[:, :, None] / 255.0
+    a_fill = np.asarray(glyphs, dtype=np.float32)[:, :, None] / 255.0
+    keep = 1.0 - np.maximum(a_out, a_fill)
+    paint = a_fill * np.asarray(fill, dtype=np.float32)
+    keep.setflags(write=False)
+    paint.setflags(write=False)
+    return keep, paint
 
 
 def draw_labels(image: np.ndarray, labels: list[Label]) -> np.ndarray:
-    """Draw placed labels onto a copy of ``image`` (uint8 (H, W, 3)); returns the new array."""
-    if not labels:
-        return image
-    img = Image.fromarray(image)
-    draw = ImageDraw.Draw(img)
+    """Composite placed labels onto ``image`` (uint8 (H, W, 3)); returns a new array.
+
+    Each label is light text with a black outline, pre-rendered once per (text, size, colour) with
+    Pillow and blended with numpy; parts outside the frame are clipped.
+    """
+    out = np.array(image, dtype=np.uint8, copy=True)
+    hh, ww = out.shape[:2]
     for lab in labels:
-        b = _ink_box(lab.text, lab.font_px)
-        xy = (int(round(lab.left - b[0])), int(round(lab.top - b[1])))
-        draw.text(xy, lab.text, font=get_font(lab.font_px), fill=lab.fill,
-                  stroke_width=_stroke(lab.font_px), stroke_fill=OUTLINE)  # fmt: skip
-    return np.asarray(img).copy()
+        keep, paint = _text_patch(lab.text, lab.font_px, lab.fill)
+        x0, y0 = int(round(lab.left)), int(round(lab.top))
+        x1, y1 = min(ww, x0 + keep.shape[1]), min(hh, y0 + keep.shape[0])
+        sx, sy = max(0, -x0), max(0, -y0)
+        x0, y0 = max(0, x0), max(0, y0)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        k = keep[sy : sy + y1 - y0, sx : sx + x1 - x0]
+        p = paint[sy : sy + y1 - y0, sx : sx + x1 - x0]
+        region = out[y0:y1, x0:x1]
+        region[...] = (region * k + p + 0.5).astype(np.uint8)
+    return out

@@ -6,9 +6,11 @@ and ``#F2B366`` (orange, ``res_index`` odd), every other element its Jmol CPK co
 elements Jmol's fallback pink.  Because ``res_index`` survives slicing, a residue keeps its carbon
 colour in any sub-complex.
 
-Radii: van der Waals radii (Å, Bondi / Alvarez as tabulated by Jmol).  Ball-and-stick draws atoms at
-:data:`BALL_SCALE` times that radius and bonds as sticks of radius :data:`STICK_RADIUS` Å;
-space-filling draws the full radius.
+Radii: van der Waals radii (Å, Bondi / Alvarez as tabulated by Jmol).  Ball-and-stick draws pocket
+atoms at :data:`BALL_SCALE` (0.25) and ligand atoms at :data:`LIGAND_BALL_SCALE` (0.30) times that
+radius, and bonds as sticks of radius :data:`STICK_RADIUS` (0.15 Å; ligand-ligand bonds
+:data:`LIGAND_STICK_RADIUS`, 0.20 Å), so the ligand stands out inside its pocket; every stick is
+thinner than the balls it joins.  Space-filling draws the full radius.
 
 >>> import numpy as np
 >>> from misi_geom import Complex
@@ -26,6 +28,8 @@ from misi_geom import Complex
 __all__ = [
     "BACKGROUND",
     "BALL_SCALE",
+    "LIGAND_BALL_SCALE",
+    "LIGAND_STICK_RADIUS",
     "STICK_RADIUS",
     "CARBON_EVEN",
     "CARBON_ODD",
@@ -36,13 +40,17 @@ __all__ = [
     "atom_radii",
     "element_color",
     "hex_color",
+    "stick_radii",
 ]
 
-#: Ball radius as a fraction of the van der Waals radius in ball-and-stick style.
-BALL_SCALE = 0.28
-#: Stick (bond cylinder) radius in Å in ball-and-stick style; below every ball radius, so the
-#: cylinder ends are hidden inside the balls.
-STICK_RADIUS = 0.17
+#: Pocket ball radius as a fraction of the van der Waals radius in ball-and-stick style.
+BALL_SCALE = 0.25
+#: Ligand ball radius as a fraction of the van der Waals radius in ball-and-stick style.
+LIGAND_BALL_SCALE = 0.30
+#: Stick (bond cylinder) radius in Å; below every ball radius, so stick ends hide inside balls.
+STICK_RADIUS = 0.15
+#: Stick radius in Å for bonds between two ligand atoms.
+LIGAND_STICK_RADIUS = 0.20
 #: Background colour (black).
 BACKGROUND = (0, 0, 0)
 
@@ -112,11 +120,9 @@ def atom_colors(c: Complex) -> np.ndarray:
     colors : ndarray, dtype=float64, shape=(N, 3)
         RGB in [0, 1], following the scheme in the module docstring.
     """
-    elements = np.array([_canonical(e) for e in c.element], dtype="<U2")
-    out = np.empty((len(c), 3), dtype=np.float64)
-    for el in np.unique(elements):
-        out[elements == el] = element_color(el)
-    carbon = elements == "C"
+    uniq, inv = np.unique(c.element, return_inverse=True)
+    out = np.array([element_color(e) for e in uniq], dtype=np.float64).reshape(-1, 3)[inv.reshape(-1)]
+    carbon = np.array([_canonical(e) == "C" for e in uniq], dtype=bool)[inv.reshape(-1)]
     pocket_c = carbon & ~c.is_ligand
     even = (c.res_index % 2) == 0
     out[pocket_c & even] = _rgb(CARBON_EVEN)
@@ -131,11 +137,20 @@ def atom_radii(c: Complex, style: str = "ball-and-stick") -> np.ndarray:
     Returns
     -------
     radii : ndarray, dtype=float64, shape=(N,)
-        ``BALL_SCALE * vdW`` for ``"ball-and-stick"``, the full vdW radius for ``"spacefill"``.
+        ``BALL_SCALE * vdW`` (ligand: ``LIGAND_BALL_SCALE * vdW``) for ``"ball-and-stick"``, the
+        full vdW radius for ``"spacefill"``.
     """
-    vdw = np.array([VDW_RADII.get(_canonical(e), _DEFAULT_VDW) for e in c.element], dtype=np.float64)
+    uniq, inv = np.unique(c.element, return_inverse=True)
+    vdw = np.array([VDW_RADII.get(_canonical(e), _DEFAULT_VDW) for e in uniq], dtype=np.float64)[inv.reshape(-1)]
     if style == "spacefill":
         return vdw
     if style == "ball-and-stick":
-        return vdw * BALL_SCALE
+        return vdw * np.where(c.is_ligand, LIGAND_BALL_SCALE, BALL_SCALE)
     raise ValueError(f"style must be 'ball-and-stick' or 'spacefill', got {style!r}")
+
+
+def stick_radii(c: Complex, bonds: np.ndarray) -> np.ndarray:
+    """Stick radius in Å per bond (rows of ``bonds``, atom index pairs), float64 (B,)."""
+    b = np.asarray(bonds, dtype=np.int64).reshape(-1, 2)
+    both_ligand = c.is_ligand[b[:, 0]] & c.is_ligand[b[:, 1]]
+    return np.where(both_ligand, LIGAND_STICK_RADIUS, STICK_RADIUS).astype(np.float64)

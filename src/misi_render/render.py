@@ -8,7 +8,8 @@ projection the pixels were drawn from.
 Drawing conventions: black background; hydrogens are never drawn and bonds touching them are
 skipped; atoms behind a perspective camera are not drawn.  Lighting: ambient + Lambert diffuse from
 the upper left front plus a small Blinn-Phong highlight, and a linear depth cue (far side 35 %
-darker).  Antialiasing: 4 samples per pixel in a rotated-grid (4-rooks) pattern.
+darker).  Antialiasing: analytic edge coverage with two depth layers per pixel (see
+:mod:`misi_render._raster`).
 """
 
 from __future__ import annotations
@@ -23,15 +24,13 @@ from misi_geom import SE3, Camera, Complex, ScreenCoords, fit_camera, view_rotat
 from misi_geom.camera import Projection
 from misi_render import labels as _labels
 from misi_render._raster import rasterize
-from misi_render.palette import STICK_RADIUS, atom_colors, atom_radii
+from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
-__all__ = ["RenderedView", "Style", "render_views", "draw_scene", "SAMPLE_OFFSETS", "TILE"]
+__all__ = ["RenderedView", "Style", "render_views", "draw_scene", "lighting_table", "TILE"]
 
 Style = Literal["ball-and-stick", "spacefill"]
 
-#: x offsets of the 4 samples per pixel (4-rooks / rotated grid; y offsets are 1/8, 3/8, 5/8, 7/8).
-SAMPLE_OFFSETS = np.array([0.375, 0.875, 0.125, 0.625])
 #: Tile edge in pixels for the rasterizer.
 TILE = 32
 #: Lighting: ambient, diffuse and specular weights, Blinn-Phong exponent, light direction
@@ -99,7 +98,7 @@ class _Scene:
     rgb: np.ndarray  # float64 (N, 3)
     radius_A: np.ndarray  # float64 (N,)
     bonds: np.ndarray  # int64 (B, 2), heavy-heavy
-    stick_A: float
+    stick_A: np.ndarray  # float64 (B,)
 
 
 def _prepare(c: Complex, style: str) -> _Scene:
@@ -110,7 +109,7 @@ def _prepare(c: Complex, style: str) -> _Scene:
         b = b[drawn[b[:, 0]] & drawn[b[:, 1]] & (b[:, 0] != b[:, 1])]
     else:
         b = np.zeros((0, 2), dtype=np.int64)
-    return _Scene(drawn, np.ascontiguousarray(atom_colors(c)), radius, np.ascontiguousarray(b), STICK_RADIUS)
+    return _Scene(drawn, np.ascontiguousarray(atom_colors(c)), radius, np.ascontiguousarray(b), stick_radii(c, b))
 
 
 def draw_scene(scene: _Scene, screen: ScreenCoords, camera: Camera) -> tuple[np.ndarray, np.ndarray]:
@@ -123,17 +122,16 @@ def draw_scene(scene: _Scene, screen: ScreenCoords, camera: Camera) -> tuple[np.
     kk = np.where(drawn, k, 0.0)
     cz = np.ascontiguousarray(np.where(drawn, screen.depth * kk, 0.0))
     rad = np.ascontiguousarray(np.where(drawn, scene.radius_A * kk, 0.0))
-    b = scene.bonds
-    if len(b):
-        b = b[drawn[b[:, 0]] & drawn[b[:, 1]]]
+    keep = drawn[scene.bonds[:, 0]] & drawn[scene.bonds[:, 1]]
+    b = scene.bonds[keep]
     bond_a = np.ascontiguousarray(b[:, 0])
     bond_b = np.ascontiguousarray(b[:, 1])
-    bond_r = np.ascontiguousarray(scene.stick_A * 0.5 * (kk[bond_a] + kk[bond_b]))
+    bond_r = np.ascontiguousarray(scene.stick_A[keep] * 0.5 * (kk[bond_a] + kk[bond_b]))
     k_ref = camera.scale * (camera.magnification if camera.projection == "orthographic" else 1.0)
     z_near, z_far = camera.radius * k_ref, -camera.radius * k_ref
     image = np.zeros((size, size, 3), dtype=np.uint8)
     visible = np.zeros(len(cx), dtype=np.bool_)
-    rasterize(size, TILE, SAMPLE_OFFSETS, cx, cy, cz, rad, scene.rgb, bond_a, bond_b, bond_r,
+    rasterize(size, TILE, cx, cy, cz, rad, scene.rgb, bond_a, bond_b, bond_r,
               lighting_table(), float(z_near), float(z_far), DEPTH_CUE, image, visible)  # fmt: skip
     return image, visible & drawn
 
