@@ -146,15 +146,18 @@ def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
             continue
         out[i] = t
         done[i] = True
-    # chain-fragment starts: backbone N without a peptide bond is charged (N3+)
+    # chain-fragment starts: a backbone N without a peptide bond is charged (N3+), unless the
+    # residue before it in the file continues the numbering (same chain, number +0/+1): ChimeraX
+    # then sees missing structure inside one fragment, not a new N-terminus.
     # C-termini: OXT present -> carboxylate
+    res_key = {int(r): (str(ch), int(n)) for r, ch, n in zip(c.res_index[pocket], c.chain_id[pocket], c.res_id[pocket])}
     for i in np.flatnonzero(done):
         name = str(c.atom_name[i])
-        if name == "N" and str(c.res_name[i]) != "PRO":
-            if not any(c.atom_name[j] == "C" and c.res_index[j] != c.res_index[i] for j in g.nbrs[i]):
-                out[i] = "N3+"
-        elif name == "N":
-            if not any(c.atom_name[j] == "C" and c.res_index[j] != c.res_index[i] for j in g.nbrs[i]):
+        if name == "N":
+            if any(c.atom_name[j] == "C" and c.res_index[j] != c.res_index[i] for j in g.nbrs[i]):
+                continue
+            prev = res_key.get(int(c.res_index[i]) - 1)
+            if prev is None or prev[0] != c.chain_id[i] or int(c.res_id[i]) - prev[1] not in (0, 1):
                 out[i] = "N3+"
         elif name == "OXT":
             for j in g.nbrs[i]:
@@ -192,8 +195,10 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
             return "C3"
         if len(_terminal_o(g, i)) >= 2 and deg == 3:
             return "Cac"
-        if arom:
+        if arom and _in_aromatic_ring(g, i):
             return "Car"
+        if arom:
+            return "C2"
         if any(o == 3 for o in orders) or sum(o == 2 for o in orders) >= 2 or deg == 2 and known:
             return "C1" if deg == 2 else "C1-"
         if deg == 3 or any(o == 2 for o in orders):
@@ -208,8 +213,6 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
         if any(o == 3 for o in orders):
             return "N1"
         if deg == 3:
-            if _is_guanidinium_n(c, g, i):
-                return "Ng+"
             if arom or any(o == 2 for o in orders):
                 return "Npl"
             # IDATM's own rule for three-connected N: pyramidal (mean angle < 115 deg) is sp3
@@ -264,6 +267,21 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
     return el
 
 
+def _in_aromatic_ring(g: AtomGraph, i: int) -> bool:
+    """In a ring of aromatic bonds none of whose atoms carries an exocyclic double bond (a
+    quinone/pyrimidinone-like ring is typed sp2, not aromatic, as IDATM does)."""
+    for ring in g.rings(i):
+        ok = True
+        for a in ring:
+            for b in g.nbrs[a]:
+                o = g.order[(a, b)]
+                if (b in ring and o != 1.5) or (b not in ring and o == 2 and not g.is_h[b]):
+                    ok = False
+        if ok:
+            return True
+    return False
+
+
 def _free_o(g: AtomGraph, i: int) -> int:
     """Oxygen neighbours of ``i`` with no other heavy neighbour (hydrogens allowed)."""
     return sum(1 for j in g.nbrs[i] if g.element[j] == "O" and len(g.heavy(j)) == 1)
@@ -291,20 +309,6 @@ def _conjugated(c: Complex, g: AtomGraph, i: int) -> bool:
     return False
 
 
-def _is_guanidinium_n(c: Complex, g: AtomGraph, i: int) -> bool:
-    """N of a charged amidinium/guanidinium: its carbon carries >= 2 N, all 3-connected."""
-    for j in g.heavy(i):
-        if c.element[j] != "C" or len(g.nbrs[j]) != 3:
-            continue
-        ns = [k for k in g.nbrs[j] if c.element[k] == "N"]
-        if len(ns) >= 2 and all(len(g.nbrs[k]) == 3 and not any(g.order[(k, m)] == 1.5 for m in g.nbrs[k])
-                                for k in ns):
-            charged = sum(int(c.formal_charge[k]) for k in ns) > 0 or any(g.order[(j, k)] == 2 for k in ns)
-            if charged:
-                return True
-    return False
-
-
 def _geom_type(c: Complex, g: AtomGraph, i: int, el: str) -> str:
     """Carbon type from angles when bond orders are unknown (pocket hetero groups)."""
     nb = g.nbrs[i]
@@ -318,12 +322,24 @@ def _geom_type(c: Complex, g: AtomGraph, i: int, el: str) -> str:
 
 
 def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
-    """Second pass: carboxylic acid C keeps C2; aromatic N with H stays Npl."""
-    for i in range(len(c)):
-        if templated[i]:
-            continue
-        if out[i] == "Npl" and len(g.nbrs[i]) == 2 and not any(c.is_hydrogen[j] for j in g.nbrs[i]):
-            # two-connected, no H: a double-bond acceptor N unless bond orders say otherwise
-            orders = [g.order[(i, j)] for j in g.nbrs[i]]
-            if 1.5 in orders:
-                out[i] = "N2"
+    """Charge-state decisions made once all neighbours are typed (IDATM's own conventions):
+
+    * an N bonded only to sp3 carbons and hydrogens is taken as protonated (``N3+``);
+    * the planar N's of a C2 carbon carrying two or more of them (guanidine, amidine, urea) become
+      ``Ng+``, unless one of them is in a ring;
+    * a two-connected aromatic N without hydrogen is ``N2``.
+    """
+    free = ~templated
+    for i in np.flatnonzero(free & (c.element == "N")):
+        nb = g.nbrs[i]
+        if out[i] != "N3+" and nb and all(out[j] in ("C3", "H", "D") for j in nb):
+            out[i] = "N3+"
+    for i in np.flatnonzero(free & (out == "C2")):
+        npl = [j for j in g.nbrs[i] if out[j] in ("Npl", "Ng+") and free[j]]
+        if len(npl) >= 2 and not any(g.rings(j) for j in npl):
+            for j in npl:
+                out[j] = "Ng+"
+    for i in np.flatnonzero(free & (out == "Npl")):
+        nb = g.nbrs[i]
+        if len(nb) == 2 and not any(c.is_hydrogen[j] for j in nb) and any(g.order[(i, j)] == 1.5 for j in nb):
+            out[i] = "N2"

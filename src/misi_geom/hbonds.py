@@ -154,7 +154,8 @@ def _near_other_side(c: Complex, cutoff: float) -> np.ndarray:
 def _interface_atoms(c: Complex, cutoff: float) -> np.ndarray:
     """Rows worth typing for pocket-ligand bonds (sorted): the ligand, metals, and every pocket
     residue with an atom within ``cutoff`` + 0.5 Å of the ligand, plus the residues bonded to those
-    (chain-start and backbone-amide typing look one residue back)."""
+    and the residue before each in file order (chain-start and backbone-amide typing look one
+    residue back)."""
     lig = c.is_ligand
     if lig.all() or not lig.any():
         return np.arange(len(c))
@@ -167,6 +168,7 @@ def _interface_atoms(c: Complex, cutoff: float) -> np.ndarray:
     for i, j in c.res_index[b[cross]].tolist():
         if i in res or j in res:
             res.update((i, j))
+    res.update([r - 1 for r in res])  # the residue before tells whether an N starts a fragment
     keep = lig | np.isin(c.res_index, list(res)) | np.isin(c.element, list(_METALS))
     return np.flatnonzero(keep)
 
