@@ -120,3 +120,37 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
 def test_cli_reports_missing_input(tmp_path, capsys):
     assert main(["--task", "T1", "--input", str(tmp_path / "none"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     assert "input folder not found" in capsys.readouterr().err
+
+
+def test_generated_shards_load_with_datasets(reference):
+    datasets = pytest.importorskip("datasets")
+    out, _ = reference
+    ds = datasets.load_dataset(str(out), "docking", split="test")
+    assert len(ds) == 6
+    row = ds[0]
+    assert len(row["images"]) == 7 and row["images"][0].size == (96, 96)
+    assert row["answer"].startswith("roll ")
+    everything = datasets.load_dataset(str(out), split="test")  # the default "all" config
+    assert len(everything) == 16
+
+
+def test_tiny_draws_fifty_sorted_items_per_task():
+    from misi_tasks.generate import TINY_PER_TASK, _select_tiny
+
+    items = [Item(task="rotation", split="test", complex_id=f"c{k:03d}", index=0, question="q", images=[],
+                  image_roles=[], answer="roll x 15", metadata={}) for k in range(120)]
+    picked = _select_tiny(items, 0, "rotation")
+    assert len(picked) == TINY_PER_TASK == 50
+    ids = [i.id for i in picked]
+    assert ids == sorted(ids) and len(set(ids)) == 50
+    assert [i.id for i in _select_tiny(items, 0, "rotation")] == ids  # deterministic
+    assert [i.id for i in _select_tiny(items, 1, "rotation")] != ids  # but seeded
+
+
+def test_split_is_by_complex_and_near_the_paper_fraction():
+    from misi_tasks.seeding import split_of
+
+    ids = [f"{k}abc" for k in range(4000)]
+    test_share = sum(split_of(i) == "test" for i in ids) / len(ids)
+    assert 0.10 < test_share < 0.15
+    assert all(split_of(i) == split_of(i.upper()) for i in ids[:50])
