@@ -47,7 +47,7 @@ _SIDE = {
     "GLN": {"CB": "C3", "CG": "C3", "CD": "C2", "OE1": "O2", "NE2": "Npl"},
     "GLU": {"CB": "C3", "CG": "C3", "CD": "Cac", "OE1": "O2-", "OE2": "O2-"},
     "GLY": {},
-    "HIS": {"CB": "C3", "CG": "C2", "ND1": "Npl", "CD2": "C2", "CE1": "C2", "NE2": "Npl"},
+    "HIS": {"CB": "C3", "CG": "Car", "ND1": "Npl", "CD2": "Car", "CE1": "Car", "NE2": "Npl"},
     "ILE": {"CB": "C3", "CG1": "C3", "CG2": "C3", "CD1": "C3"},
     "LEU": {"CB": "C3", "CG": "C3", "CD1": "C3", "CD2": "C3"},
     "LYS": {"CB": "C3", "CG": "C3", "CD": "C3", "CE": "C3", "NZ": "N3+"},
@@ -136,6 +136,7 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
 def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
     done = np.zeros(len(c), dtype=bool)
     pocket = ~c.is_ligand
+    _ligand_template_types(c, out, done)
     for i in np.flatnonzero(pocket & ~c.is_hydrogen):
         side = _SIDE.get(str(c.res_name[i]))
         if side is None:
@@ -169,6 +170,28 @@ def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
         out[i] = "HC" if any(c.element[j] == "C" for j in g.nbrs[i]) else "H"
         done[i] = True
     return done
+
+
+def _ligand_template_types(c: Complex, out: np.ndarray, done: np.ndarray) -> None:
+    """A ligand residue named like a standard amino acid (e.g. a peptide stored as one mol2
+    substructure "HIS") is typed as ChimeraX types it: every atom whose name appears in that
+    residue's template takes the template type, whatever its chemistry; as a lone residue its N is
+    a charged N-terminus (N3+), and with an OXT its C/O form a carboxylate (Cac/O2-)."""
+    lig = np.flatnonzero(c.is_ligand & ~c.is_hydrogen)
+    for res in set(c.res_name[lig].tolist()):
+        side = _SIDE.get(res)
+        if side is None:
+            continue
+        rows = lig[c.res_name[lig] == res]
+        names = set(c.atom_name[rows].tolist())
+        table = {**_BACKBONE, **side, "N": "N3+"}
+        if "OXT" in names:
+            table.update(C="Cac", O="O2-")
+        for i in rows:
+            t = table.get(str(c.atom_name[i]))
+            if t is not None:
+                out[i] = t
+                done[i] = True
 
 
 def _terminal_o(g: AtomGraph, i: int) -> list[int]:
@@ -330,6 +353,17 @@ def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndar
     * a two-connected aromatic N without hydrogen is ``N2``.
     """
     free = ~templated
+    for i in np.flatnonzero(free & (c.element == "O")):
+        nb = g.nbrs[i]
+        if len(nb) == 1 and templated[nb[0]]:
+            # a terminal O on a template-typed atom follows that atom's type
+            j = nb[0]
+            if out[j] in ("Cac", "Ntr"):
+                out[i] = "O2-"
+            elif out[j] in ("Pac", "Sac", "Son", "Sxd", "Pox"):
+                out[i] = "O3-"
+            elif out[i] in ("O2-", "O3-"):
+                out[i] = "O2" if g.order[(i, j)] >= 1.5 or _bond_len(c, i, j) <= 1.30 else "O3"
     for i in np.flatnonzero(free & (c.element == "N")):
         nb = g.nbrs[i]
         if out[i] != "N3+" and nb and all(out[j] in ("C3", "H", "D") for j in nb):
