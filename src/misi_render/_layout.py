@@ -5,6 +5,10 @@ three rings (clearance ``gap``, ``gap + h + 2``, ``gap + 2 (h + 2)``), each with
 left, above, below, then the four diagonals), shifted into the frame.  It takes the first candidate
 that overlaps no earlier label and covers no obstacle point; failing that, the candidate with no label
 overlap and the fewest obstacles; failing that, the one with the least overlap area.
+
+Placed boxes and obstacle points are kept in a uniform grid of ``cell``-pixel buckets (linked lists
+in flat arrays), so a candidate is only tested against its neighbours and the cost grows about
+linearly with the number of labels.
 """
 
 from __future__ import annotations
@@ -15,6 +19,13 @@ import numpy as np
 __all__ = ["place_boxes"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@nb.njit(**_JIT)
+def _cell_range(lo, hi, cell, ncell):
+    a = min(max(int(np.floor(lo / cell)), 0), ncell - 1)
+    b = min(max(int(np.floor(hi / cell)), 0), ncell - 1)
+    return a, b
 
 
 @nb.njit(**_JIT)
@@ -34,8 +45,30 @@ def place_boxes(ax, ay, gap, w, h, ox, oy, size, left, top):
     """
     nlab = ax.shape[0]
     nobs = ox.shape[0]
+    cell = 32.0
+    ncell = int(size // 32) + 1
+    # obstacle buckets
+    ohead = np.full(ncell * ncell, -1, dtype=np.int64)
+    onext = np.full(nobs, -1, dtype=np.int64)
+    for k in range(nobs):
+        if 0.0 <= ox[k] <= size and 0.0 <= oy[k] <= size:
+            cx, _ = _cell_range(ox[k], ox[k], cell, ncell)
+            cy, _ = _cell_range(oy[k], oy[k], cell, ncell)
+            c = cy * ncell + cx
+            onext[k] = ohead[c]
+            ohead[c] = k
+    # placed-label buckets (a box is entered in every cell it touches)
+    cap = 0
+    for n in range(nlab):
+        cap += (int(w[n] / cell) + 2) * (int(h[n] / cell) + 2)
+    lhead = np.full(ncell * ncell, -1, dtype=np.int64)
+    lnext = np.empty(cap, dtype=np.int64)
+    lwho = np.empty(cap, dtype=np.int64)
+    stamp = np.full(nlab, -1, dtype=np.int64)
+    used = 0
     dxs = np.array([1.0, -1.0, 0.0, 0.0, 0.7071, 0.7071, -0.7071, -0.7071])
     dys = np.array([0.0, 0.0, -1.0, 1.0, -0.7071, 0.7071, -0.7071, 0.7071])
+    trial = 0
     for n in range(nlab):
         best = np.inf
         bx = 0.0
@@ -57,16 +90,28 @@ def place_boxes(ax, ay, gap, w, h, ox, oy, size, left, top):
                     y -= 0.5 * hn
                 x = min(max(x, 0.0), max(0.0, size - wn))
                 y = min(max(y, 0.0), max(0.0, size - hn))
+                trial += 1
                 overlap = 0.0
-                for m in range(n):
-                    ow = min(x + wn, left[m] + w[m]) - max(x, left[m])
-                    oh = min(y + hn, top[m] + h[m]) - max(y, top[m])
-                    if ow > 0.0 and oh > 0.0:
-                        overlap += ow * oh
                 covered = 0
-                for k in range(nobs):
-                    if x <= ox[k] <= x + wn and y <= oy[k] <= y + hn:
-                        covered += 1
+                gx0, gx1 = _cell_range(x, x + wn, cell, ncell)
+                gy0, gy1 = _cell_range(y, y + hn, cell, ncell)
+                for gy in range(gy0, gy1 + 1):
+                    for gx in range(gx0, gx1 + 1):
+                        e = lhead[gy * ncell + gx]
+                        while e >= 0:
+                            m = lwho[e]
+                            if stamp[m] != trial:  # count each neighbour once
+                                stamp[m] = trial
+                                ow = min(x + wn, left[m] + w[m]) - max(x, left[m])
+                                oh = min(y + hn, top[m] + h[m]) - max(y, top[m])
+                                if ow > 0.0 and oh > 0.0:
+                                    overlap += ow * oh
+                            e = lnext[e]
+                        k = ohead[gy * ncell + gx]
+                        while k >= 0:
+                            if x <= ox[k] <= x + wn and y <= oy[k] <= y + hn:
+                                covered += 1
+                            k = onext[k]
                 key = (1e12 if overlap > 0.0 else 0.0) + covered * 1e6 + overlap + (ring * 8 + c) * 1e-3
                 if key < best:
                     best, bx, by = key, x, y
@@ -76,3 +121,11 @@ def place_boxes(ax, ay, gap, w, h, ox, oy, size, left, top):
                 break
         left[n] = bx
         top[n] = by
+        gx0, gx1 = _cell_range(bx, bx + wn, cell, ncell)
+        gy0, gy1 = _cell_range(by, by + hn, cell, ncell)
+        for gy in range(gy0, gy1 + 1):
+            for gx in range(gx0, gx1 + 1):
+                lwho[used] = n
+                lnext[used] = lhead[gy * ncell + gx]
+                lhead[gy * ncell + gx] = used
+                used += 1

@@ -1,0 +1,119 @@
+"""The numba kernel against the slow numpy reference, and against itself without JIT."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from misi_render._raster import rasterize
+from misi_render.render import DEPTH_CUE, TILE, lighting_table
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reference import reference_rasterize  # noqa: E402
+
+
+def random_scene(seed: int, size: int, n: int, n_bonds: int, tiny: bool = False):
+    rng = np.random.default_rng(seed)
+    cx = rng.uniform(-4, size + 4, n)
+    cy = rng.uniform(-4, size + 4, n)
+    cz = rng.uniform(-20, 20, n)
+    rad = rng.uniform(0.3, 2.0, n) if tiny else rng.uniform(1.5, size / 5, n)
+    rad[rng.random(n) < 0.1] = 0.0  # some atoms not drawn (hydrogens)
+    rgb = rng.uniform(0, 1, (n, 3))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rad[a] > 0 and rad[b] > 0]
+    rng.shuffle(pairs)
+    pairs = np.array(pairs[:n_bonds], dtype=np.int64).reshape(-1, 2)
+    bond_r = np.minimum(rad[pairs[:, 0]], rad[pairs[:, 1]]) * rng.uniform(0.3, 0.8, len(pairs))
+    return (cx, cy, cz, rad, rgb, np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), bond_r)
+
+
+def run_kernel(size, scene, tile=TILE):
+    cx, cy, cz, rad, rgb, ba, bb, br = scene
+    image = np.zeros((size, size, 3), np.uint8)
+    visible = np.zeros(len(cx), bool)
+    rasterize(size, tile, cx, cy, cz, rad, rgb, ba, bb, br, lighting_table(), 30.0, -30.0, DEPTH_CUE, image, visible)
+    return image, visible
+
+
+def run_reference(size, scene):
+    cx, cy, cz, rad, rgb, ba, bb, br = scene
+    return reference_rasterize(size, cx, cy, cz, rad, rgb, ba, bb, br, lighting_table(), 30.0, -30.0, DEPTH_CUE)
+
+
+def assert_images_close(a, b):
+    diff = np.abs(a.astype(int) - b.astype(int)).max(axis=2)
+    # same float64 operations -> normally identical; allow two pixels for a fragment exactly on an edge
+    assert (diff > 0).sum() <= 2, f"{(diff > 0).sum()} pixels differ, max {diff.max()}"
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 7), n_bonds=st.integers(0, 6), tiny=st.booleans())
+def test_kernel_matches_numpy_reference(seed, n, n_bonds, tiny):
+    size = 40
+    scene = random_scene(seed, size, n, n_bonds, tiny)
+    img, vis = run_kernel(size, scene, tile=16)  # several tiles, primitives crossing tile edges
+    ref_img, ref_vis = run_reference(size, scene)
+    assert_images_close(img, ref_img)
+    assert (vis != ref_vis).sum() <= 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_tile_size_does_not_change_the_image(seed):
+    scene = random_scene(seed, 64, 12, 8)
+    a, va = run_kernel(64, scene, tile=8)
+    b, vb = run_kernel(64, scene, tile=64)
+    assert np.array_equal(a, b) and np.array_equal(va, vb)
+
+
+def test_drawing_order_does_not_matter():
+    """The top two fragments per pixel do not depend on primitive order (depths without ties)."""
+    cx, cy, cz, rad, rgb, ba, bb, br = random_scene(7, 48, 10, 6)
+    a, va = run_kernel(48, (cx, cy, cz, rad, rgb, ba, bb, br))
+    perm = np.random.default_rng(0).permutation(10)  # new index k holds old atom perm[k]
+    inv = np.argsort(perm)
+    bperm = np.random.default_rng(1).permutation(len(ba))
+    scene = (cx[perm], cy[perm], cz[perm], rad[perm], rgb[perm], inv[ba][bperm], inv[bb][bperm], br[bperm])
+    b, vb = run_kernel(48, scene)
+    assert np.array_equal(a, b)
+    assert np.array_equal(va, vb[inv])
+
+
+def test_depth_ties_go_to_the_smaller_atom_index():
+    # two equal spheres at the same place and depth: atom 0 wins whatever the colours
+    rgb = np.array([[1.0, 0, 0], [0, 0, 1.0]])
+    scene = (np.array([10.0, 10.0]), np.array([10.0, 10.0]), np.zeros(2), np.array([5.0, 5.0]), rgb,
+             np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))  # fmt: skip
+    img, vis = run_kernel(20, scene)
+    assert vis.tolist() == [True, False]
+    assert img[10, 10, 0] > 0 and img[10, 10, 2] == img[10, 10, 1]
+
+
+_NOJIT_SCRIPT = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from test_raster import random_scene, run_kernel
+img, vis = run_kernel(24, random_scene(5, 24, 5, 3), tile=8)
+print(json.dumps({"img": img.tolist(), "vis": vis.tolist()}))
+"""
+
+
+def test_kernel_without_jit_gives_the_same_image():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run(
+        [sys.executable, "-c", _NOJIT_SCRIPT, str(Path(__file__).parent)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = json.loads(res.stdout.strip().splitlines()[-1])
+    img, vis = run_kernel(24, random_scene(5, 24, 5, 3), tile=8)
+    assert np.array_equal(np.array(data["img"], dtype=np.uint8), img)
+    assert data["vis"] == vis.tolist()

@@ -1,0 +1,221 @@
+"""render_views: geometry of the pixels, invariances, recorded coordinates, determinism, edge cases."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from skimage.registration import phase_cross_correlation
+
+from misi_geom import SE3, Camera, Complex, rotation_matrix
+from misi_render import atom_colors, atom_radii, render_views
+
+sys.path.insert(0, str(Path(__file__).parent))
+from scenes import load_sample  # noqa: E402
+
+CAM = Camera(center=np.zeros(3), radius=10.0, size=128)  # 6.4 px per Å, centre (64, 64)
+
+
+def chroma(rgb) -> np.ndarray:
+    """Colour with brightness divided out (shading and depth cue scale all channels alike)."""
+    a = np.asarray(rgb, dtype=np.float64)
+    return a / np.maximum(a.max(axis=-1, keepdims=True), 1e-9)
+
+
+def nearest(pixels, palette) -> np.ndarray:
+    """Index of the nearest palette colour (by chroma) for each pixel."""
+    d = ((chroma(pixels)[..., None, :] - chroma(palette)) ** 2).sum(axis=-1)
+    return d.argmin(axis=-1)
+
+
+def atoms(coord, element, **kw) -> Complex:
+    return Complex.from_atoms(np.asarray(coord, dtype=np.float64), element, **kw)
+
+
+@pytest.fixture(scope="module")
+def sample() -> Complex:
+    return load_sample("2w9r")
+
+
+# --- single primitives ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "pos, element, style",
+    [((2.0, -1.0, 0.0), "O", "spacefill"), ((-3.3, 2.2, 1.0), "N", "spacefill"), ((0.7, 0.4, -2.0), "S", "ball-and-stick")],
+)
+def test_single_atom_centre_radius_and_colour(pos, element, style):
+    c = atoms([pos], [element])
+    (v,) = render_views(c, camera=CAM, style=style, ligand_labels=False)
+    k = CAM.scale
+    ex, ey = 64 + pos[0] * k, 64 - pos[1] * k
+    assert v.screen.x_px[0] == pytest.approx(ex) and v.screen.y_px[0] == pytest.approx(ey)
+    mask = v.image.max(axis=2) > 0
+    yy, xx = np.nonzero(mask)
+    assert xx.mean() + 0.5 == pytest.approx(ex, abs=0.35)
+    assert yy.mean() + 0.5 == pytest.approx(ey, abs=0.35)
+    r = atom_radii(c, style)[0] * k
+    assert np.sqrt(mask.sum() / np.pi) == pytest.approx(r + 0.5, abs=0.6)
+    centre = v.image[int(ey), int(ex)]
+    want = atom_colors(c)[0]
+    assert np.abs(chroma(centre / 255.0) - chroma(want)).max() < 0.12
+    assert v.visible.tolist() == [True]
+
+
+@pytest.mark.parametrize("front", [0, 1])
+def test_nearer_atom_hides_the_farther_one(front):
+    z = [3.0, 0.0] if front == 0 else [0.0, 3.0]
+    c = atoms([[0.5, 0.5, z[0]], [0.5, 0.5, z[1]]], ["O", "N"])
+    (v,) = render_views(c, camera=CAM, style="spacefill", ligand_labels=False)
+    palette = atom_colors(c)
+    mask = v.image.max(axis=2) > 0
+    # N is slightly larger than O: when O is in front a thin N rim may show, so check the core
+    x, y = int(v.screen.x_px[0]), int(v.screen.y_px[0])
+    core = v.image[y - 4 : y + 5, x - 4 : x + 5].reshape(-1, 3)
+    assert set(nearest(core / 255.0, palette).tolist()) == {front}
+    assert v.visible.tolist() == [front == 0, front == 1]
+    assert mask.sum() > 0
+
+
+@pytest.mark.parametrize("bonded", [True, False])
+def test_stick_drawn_between_bonded_atoms_only(bonded):
+    c = atoms([[-1.6, 0.3, 0.0], [1.6, 0.3, 0.0]], ["C", "N"], bonds=[(0, 1)] if bonded else [])
+    (v,) = render_views(c, camera=CAM, ligand_labels=False)
+    y = int(v.screen.y_px[0])
+    row = v.image[y]
+    x0, x1 = v.screen.x_px
+    between = row[int(x0) + 6 : int(x1) - 6]  # beyond the balls (radius ~3.3 px)
+    if bonded:
+        assert (between.max(axis=1) > 40).all()
+        # each half takes its own atom's colour
+        palette = atom_colors(c)
+        mid = int((x0 + x1) / 2)
+        assert nearest(row[mid - 3] / 255.0, palette) == 0 and nearest(row[mid + 3] / 255.0, palette) == 1
+    else:
+        assert between.max() == 0
+    off_line = v.image[y + 6, int(x0) + 6 : int(x1) - 6]  # 6 px ~ 0.9 Å off the bond axis
+    assert off_line.max() == 0
+
+
+# --- invariances ------------------------------------------------------------------------------
+@settings(max_examples=6, deadline=None)
+@given(dx=st.integers(-4, 4), dy=st.integers(-4, 4))
+def test_translation_moves_the_image_by_d_times_scale(sample, dx, dy):
+    cam = Camera(center=sample.coord.mean(axis=0), radius=25.6, size=160)  # 3.125 px per Å
+    kw = dict(camera=cam, residue_labels=False, ligand_labels=False)
+    (a,) = render_views(sample, **kw)
+    (b,) = render_views(sample, motion=SE3.translation([dx, dy, 0.0]), **kw)
+    shift, _, _ = phase_cross_correlation(b.image.mean(axis=2), a.image.mean(axis=2), upsample_factor=4)
+    assert shift[0] == pytest.approx(-dy * cam.scale, abs=0.3)
+    assert shift[1] == pytest.approx(dx * cam.scale, abs=0.3)
+    assert np.allclose(b.screen.x_px - a.screen.x_px, dx * cam.scale)
+
+
+def test_rotation_about_z_rotates_the_image(sample):
+    cam = Camera(center=sample.coord.mean(axis=0), radius=28.0, size=160)
+    kw = dict(camera=cam, residue_labels=False, ligand_labels=False)
+    a, b = render_views(sample, ["front", rotation_matrix("z", 90)], **kw)
+    assert b.name == "custom"
+    rotated = np.rot90(a.image)  # +90° about z (toward the viewer) turns the picture counter-clockwise
+    fa, fb = rotated.max(axis=2) > 0, b.image.max(axis=2) > 0
+    assert (fa & fb).sum() / (fa | fb).sum() > 0.99
+    # lighting stays fixed while the molecule turns, so compare colours by chroma class
+    palette = np.unique(atom_colors(sample), axis=0)
+    both = fa & fb & (rotated.max(axis=2) > 60)
+    same = nearest(rotated[both] / 255.0, palette) == nearest(b.image[both] / 255.0, palette)
+    assert same.mean() > 0.97
+
+
+def test_recorded_coordinates_match_the_pixels(sample):
+    (v,) = render_views(sample, size=256, residue_labels=False, ligand_labels=False)
+    palette, inv = np.unique(atom_colors(sample), axis=0, return_inverse=True)
+    idx = np.flatnonzero(v.visible)
+    assert len(idx) > 50 and not v.visible[sample.is_hydrogen].any()
+    px = v.image[v.screen.y_px[idx].astype(int), v.screen.x_px[idx].astype(int)] / 255.0
+    assert (nearest(px, palette) == inv.reshape(-1)[idx]).mean() > 0.98
+
+
+def test_motion_mask_moves_only_the_ligand(sample):
+    move = SE3.translation([3.0, 0.0, 0.0])
+    a, = render_views(sample, size=128, residue_labels=False, ligand_labels=False)
+    b, = render_views(sample, size=128, camera=a.camera, motion=move, motion_mask=sample.is_ligand,
+                      residue_labels=False, ligand_labels=False)  # fmt: skip
+    d = b.screen.x_px - a.screen.x_px
+    assert np.allclose(d[~sample.is_ligand], 0.0)
+    assert np.allclose(d[sample.is_ligand], 3.0 * a.camera.scale)
+
+
+# --- determinism and edge cases -----------------------------------------------------------------
+def test_byte_identical_across_runs_and_thread_counts(sample):
+    first = render_views(sample, ("front", "top"), size=256)
+    again = render_views(sample, ("front", "top"), size=256)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        single = render_views(sample, ("front", "top"), size=256)
+    finally:
+        numba.set_num_threads(old)
+    for a, b, c in zip(first, again, single):
+        assert a.png_bytes() == b.png_bytes() == c.png_bytes()
+        assert np.array_equal(a.visible, c.visible)
+
+
+def test_one_atom_and_twenty_thousand_atoms():
+    (one,) = render_views(atoms([[1.0, 2.0, 3.0]], ["C"]), size=64)
+    assert one.visible.tolist() == [True] and one.image.max() > 0
+    rng = np.random.default_rng(0)
+    n = 20_000
+    big = atoms(rng.uniform(-30, 30, (n, 3)), rng.choice(["C", "N", "O"], n), is_ligand=False)
+    (v,) = render_views(big, size=256, residue_labels=False)
+    assert v.image.shape == (256, 256, 3) and len(v.visible) == n and 0 < v.visible.sum() < n
+
+
+def test_all_atoms_outside_the_frame_gives_a_black_image():
+    c = atoms([[0.0, 0, 0], [1.5, 0, 0]], ["C", "O"], bonds=[(0, 1)])
+    far = Camera(center=np.array([500.0, 0.0, 0.0]), radius=10.0, size=64)
+    (v,) = render_views(c, camera=far)
+    assert v.image.max() == 0 and not v.visible.any()
+    assert (v.screen.x_px < 0).all()
+
+
+def test_hydrogens_are_never_drawn():
+    c = atoms([[0.0, 0, 0], [0.0, 0, 1.0]], ["C", "H"], bonds=[(0, 1)])  # H in front of C
+    (v,) = render_views(c, camera=CAM, style="spacefill", ligand_labels=False)
+    assert v.visible.tolist() == [True, False]
+    assert nearest(v.image[64, 64] / 255.0, atom_colors(c)[:1]) == 0
+
+
+def test_perspective_draws_nearer_atoms_larger():
+    c = atoms([[-3.0, 0, 6.0], [3.0, 0, -6.0]], ["C", "C"])
+    (v,) = render_views(c, size=128, projection="perspective", style="spacefill", ligand_labels=False)
+    assert v.camera.projection == "perspective"
+    assert v.screen.px_per_A[0] > v.screen.px_per_A[1]
+    mask = v.image.max(axis=2) > 0
+    left, right = mask[:, :64].sum(), mask[:, 64:].sum()
+    assert left > right
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(views=("sideways",)), "unknown view"),
+        (dict(views=(np.eye(3) * 2,)), "proper rotation"),
+        (dict(style="cartoon"), "style"),
+        (dict(motion_mask=np.ones(3, bool)), "motion_mask"),
+        (dict(atom_label_residue=99), "atom_label_residue"),
+    ],
+)
+def test_bad_arguments_raise_clear_errors(kwargs, message):
+    c = atoms([[0.0, 0, 0], [1.5, 0, 0]], ["C", "O"])
+    with pytest.raises(ValueError, match=message):
+        render_views(c, **kwargs)
+
+
+def test_nothing_to_draw_raises():
+    with pytest.raises(ValueError, match="no heavy atoms"):
+        render_views(atoms([[0.0, 0, 0]], ["H"]))
+    with pytest.raises(TypeError):
+        render_views(np.zeros((3, 3)))
