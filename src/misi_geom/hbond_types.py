@@ -497,4 +497,18 @@ def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
             gen = _generic_donor(x, a)
             if gen is not None:
                 don[a] = gen
+    for a in [i for i in set(acc) | set(don) if _truncated(c, g, i)]:
+        acc.pop(a, None)
+        don.pop(a, None)
     return HBondTyping(t, g, acc, don)
+
+
+#: Pocket atoms bonded to two heavy atoms of their own residue; with one missing (a truncated side
+#: chain) they are left out, as ChimeraX skips atoms missing template neighbours.
+_TWO_HEAVY = {("ARG", "NE"), ("HIS", "ND1"), ("HIS", "NE2"), ("TRP", "NE1"), ("PRO", "N")}
+
+
+def _truncated(c: Complex, g: AtomGraph, i: int) -> bool:
+    if c.is_ligand[i] or (str(c.res_name[i]), str(c.atom_name[i])) not in _TWO_HEAVY:
+        return False
+    return sum(1 for j in g.heavy(i) if c.res_index[j] == c.res_index[i]) < 2

@@ -183,3 +183,29 @@ def test_no_hydrogens_warns():
 def test_rejects_non_complex():
     with pytest.raises(TypeError):
         find_hbonds(np.zeros((3, 3)))
+
+
+def test_truncated_side_chain_atom_is_skipped():
+    """Arg NE without CZ (side chain truncated in the crystal structure) neither donates nor accepts."""
+    c = _arginine_acetate()
+    keep = ~np.isin(c.atom_name, ["CZ", "NH1", "NH2", "HH11", "HH12", "HH21", "HH22"]) | c.is_ligand
+    t = assign_hbond_types(c[keep])
+    ne = int(np.flatnonzero(c[keep].atom_name == "NE")[0])
+    assert ne not in t.donor and ne not in t.acceptor
+
+
+def test_ligand_named_like_an_amino_acid_uses_its_template():
+    """ChimeraX types a ligand residue called e.g. LEU by the LEU template: an atom named CG is C3
+    whatever its chemistry, so the acetate's oxygens on it are plain O2, not carboxylate O2-."""
+    c = _arginine_acetate()
+    lig = c.is_ligand
+    plain = assign_hbond_types(c)
+    names = c.atom_name.copy()
+    names[np.flatnonzero(lig & (c.atom_name == "C1"))] = "CG"
+    renamed = Complex(**{**{f: getattr(c, f) for f in c.__dataclass_fields__}, "atom_name": names,
+                         "res_name": np.where(lig, "LEU", c.res_name)})
+    t = assign_hbond_types(renamed)
+    cg = int(np.flatnonzero(lig & (names == "CG"))[0])
+    assert str(plain.idatm[cg]) == "Cac" and str(t.idatm[cg]) == "C3"
+    o = np.flatnonzero(lig & (c.element == "O"))
+    assert {str(t.idatm[i]) for i in o} == {"O2"}
