@@ -4,6 +4,8 @@ used by ChimeraX ``hbonds``; relaxed = +0.4 Å / -20°).
 Every scene is a tiny pocket residue + ligand built from explicit coordinates, so each test pins
 one criterion: a heavy-atom distance limit, an H..A distance limit, the D-H..A angle, donor/acceptor
 typing (thioether sulfur does not accept) and inferred hydrogens (a hydroxyl without explicit H).
+The distance-limit, bad-angle and salt-bridge scenes were checked against the real ChimeraX
+(``data/oracle_scenes.py``): same answers, relaxed and precise.
 """
 
 from __future__ import annotations
