@@ -245,6 +245,22 @@ def test_waters_removed_metal_kept_and_not_bonded(tmp_path):
     assert c.bonds.tolist() == []  # SG-Zn at 2.3 Å is coordination, not a covalent bond
 
 
+# A cytochrome-P450-like pocket: the heme iron sits inside the HEM residue, 2.0 Å from its pyrrole N,
+# so only the metal rule (not the same-residue rule) keeps Fe-N out of the covalent bonds.
+HEME_IRON = """\
+HETATM    1 FE   HEM A 500       0.000   0.000   0.000  1.00 10.00          FE
+HETATM    2  NA  HEM A 500       2.000   0.000   0.000  1.00 10.00           N
+HETATM    3  C1A HEM A 500       2.800   1.100   0.000  1.00 10.00           C
+HETATM    4  C4A HEM A 500       2.800  -1.100   0.000  1.00 10.00           C
+"""
+
+
+def test_metal_inside_a_residue_is_not_bonded(tmp_path):
+    c = _read(tmp_path, HEME_IRON)
+    assert c.element.tolist() == ["Fe", "N", "C", "C"] and set(c.res_index.tolist()) == {0}
+    assert c.bonds.tolist() == [[1, 2], [1, 3]]
+
+
 # A joint X-ray/neutron entry: exchanged hydrogens written as deuterium (element D).
 DEUTERATED_SER = """\
 ATOM      1  OG  SER A  70       0.000   0.000   0.000  1.00 10.00           O
