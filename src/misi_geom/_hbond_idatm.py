@@ -208,7 +208,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
     nb = g.nbrs[i]
     deg = len(nb)
     orders = [g.order[(i, j)] for j in nb]
-    arom = any(o == 1.5 for o in orders)
+    arom = any(o == 1.5 for o in orders) or (bool(c.is_ligand[i]) and any(_kekule_aromatic(g, r) for r in g.rings(i)))
     known = bool(c.is_ligand[i]) or any(o != 1 for o in orders)
     if el in ("H", "D"):
         hc = any(g.element[j] == "C" for j in nb)
@@ -300,9 +300,40 @@ def _in_aromatic_ring(g: AtomGraph, i: int) -> bool:
                 o = g.order[(a, b)]
                 if (b in ring and o != 1.5) or (b not in ring and o == 2 and not g.is_h[b]):
                     ok = False
-        if ok:
+        if ok or _kekule_aromatic(g, ring):
             return True
     return False
+
+
+def _kekule_aromatic(g: AtomGraph, ring: frozenset) -> bool:
+    """A ring written with alternating single/double bonds (Kekulé form, as in an SDF read without
+    aromaticity perception) that has 4n+2 pi electrons and no exocyclic double bond."""
+    if len(ring) not in (5, 6, 7):
+        return False
+    electrons = 0
+    for a in ring:
+        nb = g.nbrs[a]
+        if len(nb) > 3:
+            return False
+        inner = [g.order[(a, b)] for b in nb if b in ring]
+        outer = [g.order[(a, b)] for b in nb if b not in ring and not g.is_h[b]]
+        if 1.5 in inner or 2.0 in outer or 3.0 in inner + outer:
+            return False
+        doubles = inner.count(2.0)
+        el = g.element[a]
+        if doubles > 1:
+            return False
+        if el == "C":
+            if doubles != 1:
+                return False
+            electrons += 1
+        elif el == "N":
+            electrons += 1 if doubles else 2
+        elif el in ("O", "S") and len(nb) == 2 and not doubles:
+            electrons += 2
+        else:
+            return False
+    return electrons % 4 == 2
 
 
 def _free_o(g: AtomGraph, i: int) -> int:
