@@ -20,7 +20,7 @@ import numpy as np
 
 from misi_geom.complex import Complex
 
-__all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "atom_graph", "idatm_types"]
+__all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "idatm_types"]
 
 SINGLE, LINEAR, PLANAR, TETRAHEDRAL = 1, 2, 3, 4
 
@@ -91,10 +91,6 @@ class AtomGraph:
             found.discard(None)
             self._rings[i] = sorted(found, key=lambda r: (len(r), sorted(r)))
         return self._rings[i]
-
-
-def atom_graph(c: Complex) -> AtomGraph:
-    return AtomGraph(c)
 
 
 def _smallest_ring(nbrs: list[list[int]], is_h: list[bool], a: int, b: int, max_size: int = 8):
@@ -197,10 +193,6 @@ def _ligand_template_types(c: Complex, out: np.ndarray, done: np.ndarray) -> Non
 def _terminal_o(g: AtomGraph, i: int) -> list[int]:
     """Oxygen neighbours of ``i`` bonded to nothing else."""
     return [j for j in g.nbrs[i] if g.element[j] == "O" and len(g.nbrs[j]) == 1]
-
-
-def _has_order(c: Complex) -> bool:
-    return True
 
 
 def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:

@@ -25,10 +25,9 @@ applies the slop.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 
+from misi_geom._hbond_groups import GroupContext, Node, aro_amines, match, ring_groups
 from misi_geom._hbond_idatm import TETRAHEDRAL, TYPE_INFO, AtomGraph, idatm_types
 from misi_geom.complex import Complex
 
@@ -67,188 +66,8 @@ class HBondTyping:
     donor: dict[int, DonorClass]
 
 
-# --- a tiny group matcher ----------------------------------------------------------------------
-class _Cond:
-    def __init__(self, f: Callable[[int], bool], may_be_h: bool = False, types=None, elements=None,
-                 key=None) -> None:
-        self.f, self.may_be_h = f, may_be_h
-        self.types, self.elements = types, elements  # when set: the only types/elements that match
-        self.key = key if key is not None else id(self)  # equal keys = indistinguishable conditions
-
-
-class _Node:
-    """A compiled pattern node: a condition and (optionally) conditions for its other neighbours."""
-
-    __slots__ = ("cond", "kids", "n_kids", "n_h", "key", "size", "may_be_h")
-
-    def __init__(self, spec) -> None:
-        cond, kids = spec if isinstance(spec, tuple) else (spec, None)
-        self.cond = cond
-        self.kids = None if kids is None else [_Node(k) for k in kids]
-        self.may_be_h = cond.may_be_h
-        self.n_kids = 0 if kids is None else len(self.kids)
-        self.n_h = 0 if kids is None else sum(1 for k in self.kids if k.may_be_h)
-        self.key = cond.key if kids is None else (cond.key, tuple(k.key for k in self.kids))
-        self.size = 1 if kids is None else 1 + sum(k.size for k in self.kids)
-
-
-def _match(nbrs, node: _Node, a: int, parent: int = -1) -> list[list]:
-    """All matches of ``node`` rooted at atom ``a`` (flattened atom lists in pattern order;
-    children that may be hydrogen can stay unmatched, giving None)."""
-    if not node.cond.f(a):
-        return []
-    if node.kids is None:
-        return [[a]]
-    nbs = [n for n in nbrs[a] if n != parent]
-    if node.n_kids < len(nbs) or node.n_kids - node.n_h > len(nbs):
-        return []
-    return [[a] + rest for rest in _assign(nbrs, node.kids, 0, nbs, a, nbs, None, -1)]
-
-
-def _assign(nbrs, kids, k, nbs, a, order, prev_key, last):
-    """Assign neighbours ``nbs`` to conditions ``kids[k:]``.  Indistinguishable consecutive
-    conditions take neighbours in increasing neighbour order (and an omitted one omits the rest), so
-    the same atoms are not matched once per permutation."""
-    if k == len(kids):
-        if not nbs:
-            yield []
-        return
-    kid = kids[k]
-    lo = last if kid.key == prev_key else -1
-    for pos, n in enumerate(order):
-        if pos <= lo or n not in nbs:
-            continue
-        for sub in _match(nbrs, kid, n, a):
-            others = [m for m in nbs if m != n]
-            for tail in _assign(nbrs, kids, k + 1, others, a, order, kid.key, pos):
-                yield sub + tail
-    if kid.may_be_h and len(kids) - k - 1 >= 0:
-        for tail in _assign(nbrs, kids, k + 1, nbs, a, order, kid.key, len(order)):
-            yield [None] * kid.size + tail
-
-
-class _Ctx:
-    def __init__(self, c: Complex, g: AtomGraph, t: np.ndarray) -> None:
-        self.c, self.g = c, g
-        self.t: list[str] = t.tolist()
-        self.el_: list[str] = g.element
-        self.geoms = [TYPE_INFO[x][0] if x in TYPE_INFO else None for x in self.t]
-        self.by_type: dict[str, list[int]] = {}
-        for i, x in enumerate(self.t):
-            self.by_type.setdefault(x, []).append(i)
-        self.by_el: dict[str, list[int]] = {}
-        for i, x in enumerate(self.el_):
-            self.by_el.setdefault(x, []).append(i)
-
-    def restrict(self, atoms) -> None:
-        """Only classify ``atoms``: groups may then start only at them or their neighbours."""
-        self.wanted = set(int(i) for i in atoms)
-        near = set(self.wanted)
-        for i in self.wanted:
-            near.update(self.g.nbrs[i])
-        self.near = near
-
-    wanted: set | None = None
-    near: set | None = None
-
-    def candidates(self) -> list[int]:
-        return sorted(self.wanted) if self.wanted is not None else list(range(len(self.t)))
-
-    def roots(self, cond: _Cond) -> list[int]:
-        """Atoms that can match ``cond`` (a shortlist when it names types or elements)."""
-        if cond.types is not None:
-            out = [i for x in cond.types for i in self.by_type.get(x, ())]
-        elif cond.elements is not None:
-            out = [i for x in cond.elements for i in self.by_el.get(x, ())]
-        else:
-            out = range(len(self.t))
-        if self.near is not None:
-            out = [i for i in out if i in self.near]
-        return sorted(out)
-
-    def geom(self, i: int):
-        return self.geoms[i]
-
-    def ty(self, *types: str) -> _Cond:
-        t = self.t
-        return _Cond(lambda i: t[i] in types, any(x in ("H", "HC") for x in types), types=types, key=("ty", types))
-
-    def el(self, e: str) -> _Cond:
-        el = self.el_
-        return _Cond(lambda i: el[i] == e, e == "H", elements=(e,), key=("el", e))
-
-    def prop(self, geom=None, not_type=(), default=False) -> _Cond:
-        t, geoms = self.t, self.geoms
-
-        def f(i):
-            if geoms[i] is None:
-                return default
-            return t[i] not in not_type and (geom is None or geoms[i] == geom)
-
-        return _Cond(f, geom == 1 and "H" not in not_type, key=("prop", geom, not_type, default))
-
-    def any_of(self, *conds: _Cond) -> _Cond:
-        return _Cond(lambda i: any(k.f(i) for k in conds), any(k.may_be_h for k in conds),
-                     key=("any",) + tuple(k.key for k in conds))
-
-
-def _ring(ctx, i):
-    return ctx.g.rings(i)
-
-
-def _ring_groups(ctx, kind: str, size: int = 0, symmetric: bool = False, aromatic: bool = False):
-    """Ring N/O groups: (atom, neighbour1, neighbour2) tuples in atom order."""
-    c, g, t = ctx.c, ctx.g, ctx.t
-    el = ctx.el_
-    wanted = {"NH": ("Npl", "N2+"), "N5": ("N2", "Npl", "N2+"), "N6": ("N2",), "ether": ("O3",), "NR2": ("N2",)}
-    for a in ctx.candidates():
-        if (el[a] != "O") if kind == "O5" else (t[a] not in wanted[kind]):
-            continue
-        rings = _ring(ctx, a)
-        nb = g.nbrs[a]
-        if kind == "NH":
-            if t[a] not in ("Npl", "N2+") or len(rings) != 1 or len(rings[0]) != size:
-                continue
-            if len(nb) == 3 and not any(g.is_h[j] for j in nb):
-                continue
-            if aromatic and not all(ctx.geom(r) == 3 for r in rings[0]):
-                continue
-            yield (a,)
-        elif kind in ("N5", "N6"):
-            ok_type = t[a] == "N2" or (kind == "N5" and t[a] in ("Npl", "N2+") and len(nb) == 2)
-            if not ok_type or len(rings) != 1 or len(rings[0]) != size or len(nb) < 2:
-                continue
-            ring = rings[0]
-            if kind == "N5" and t[a] != "N2" and not any(el[r] == "N" for r in ring if r != a):
-                continue
-            b1, b2 = nb[0], nb[1]
-            same_b = el[b1] == el[b2]
-            if kind == "N5":
-                rem = [r for r in sorted(ring) if r not in (a, b1, b2)]
-            else:
-                rem = [next((r for r in sorted(ring) if r not in (a, b1, b2) and r in g.nbrs[b]), None)
-                       for b in (b1, b2)]
-                if None in rem:
-                    continue
-            same_r = el[rem[0]] == el[rem[1]]
-            if symmetric == (same_b and same_r):
-                yield (a, b1, b2)
-        elif kind == "O5":
-            if el[a] != "O":
-                continue
-            for r in rings:
-                if len(r) == 5 and len(nb) >= 2:
-                    yield (a, nb[0], nb[1])
-        elif kind == "ether":
-            if t[a] == "O3" and not rings and len(nb) == 2 and all(el[j] == "C" for j in nb):
-                yield (a, nb[0], nb[1])
-        elif kind == "NR2":
-            if t[a] == "N2" and not rings and len(nb) == 2 and all(el[j] == "C" for j in nb):
-                yield (a, nb[0], nb[1])
-
-
 # --- acceptor and donor tables ----------------------------------------------------------------
-def _acceptor_table(x: _Ctx):
+def _acceptor_table(x: GroupContext):
     """(name, groups, acceptor positions, kind, partner positions, limits[, tau]) in priority order.
 
     Partner position -1 means "the other acceptor of the group"."""
@@ -261,10 +80,10 @@ def _acceptor_table(x: _Ctx):
     non_sacpac = x.any_of(x.prop(TETRAHEDRAL, not_type=("Sac", "Pac")), x.prop(1, not_type=("H", "HC", "D")))
 
     def pat(spec):
-        node = _Node(spec)
-        return lambda: (g for a in x.roots(node.cond) for g in _match(x.g.nbrs, node, a))
+        node = Node(spec)
+        return lambda: (g for a in x.roots(node.cond) for g in match(x.g.nbrs, node, a))
 
-    rings = lambda kind, **kw: (lambda: _ring_groups(x, kind, **kw))  # noqa: E731
+    rings = lambda kind, **kw: (lambda: ring_groups(x, kind, **kw))  # noqa: E731
     return [
         ("phosphate 3-", pat((ty("Pac"), [ty("O3-"), ty("O3-"), ty("O3-"), esb])), (1,), "syn_anti", (2, 0),
          (3.03, 110, 145, 3.03, 110, 135)),
@@ -325,7 +144,7 @@ _GEN_ACC = {
 }
 
 
-def _generic_acceptor(x: _Ctx, a: int) -> AcceptorClass | None:
+def _generic_acceptor(x: GroupContext, a: int) -> AcceptorClass | None:
     t, nb = str(x.t[a]), x.g.nbrs[a]
     info = _GEN_ACC.get(t)
     if info is None:
@@ -354,7 +173,7 @@ def _generic_acceptor(x: _Ctx, a: int) -> AcceptorClass | None:
     return AcceptorClass("generic " + t, kind, partners, params)
 
 
-def _donor_table(x: _Ctx):
+def _donor_table(x: GroupContext):
     tet = x.prop(TETRAHEDRAL)
     esb = x.any_of(tet, x.prop(1))
     H, N = x.el("H"), x.el("N")
@@ -362,8 +181,8 @@ def _donor_table(x: _Ctx):
     tet_or_h = x.any_of(tet, H)
 
     def pat(spec):
-        node = _Node(spec)
-        return lambda: (g for a in x.roots(node.cond) for g in _match(x.g.nbrs, node, a))
+        node = Node(spec)
+        return lambda: (g for a in x.roots(node.cond) for g in match(x.g.nbrs, node, a))
 
     ut_charged = (3.17, 90, -146, 140, -30, 3.17, 90, -146, 140, -22.5, 150, 3.17, 113, -161, 125, None, 140)
     return [
@@ -377,7 +196,7 @@ def _donor_table(x: _Ctx):
          (3.17, 90, -141, 130, None, 3.03, 90, -141, 135, None, 140, 3.03, 100, -132, 145, None, 150)),
         ("amide NH2", pat((ty("C2"), [ty("O2"), (N, [H, H]), esb])), 2, "upsilon_tau", 4,
          (3.30, 103, -153, 135, -45, 3.30, 109, -141, 140, -30, 140, 3.30, 113, -161, 125, -30, 145)),
-        ("aniline NH2", lambda: _aro_amines(x), 0, "upsilon_tau", 4,
+        ("aniline NH2", lambda: aro_amines(x), 0, "upsilon_tau", 4,
          (3.30, 100, -146, 145, -37.5, 3.30, 103, -146, 140, -37.5, 130, 3.42, 90, 161, 125, None, 140)),
         ("phenol", pat((ty("O3"), [ty("Car"), H])), 0, "upsilon_tau", 4,
          (3.03, 103, -136, 145, -37.5, 3.03, 103, -136, 150, -45.0, 140, 2.87, 109, -128, 145, -52.5, 150)),
@@ -396,31 +215,11 @@ def _donor_table(x: _Ctx):
          (2.23, 132, 2.36, 146, 140, 2.48, 141, 145)),
         ("secondary amine", pat((ty("N3"), [tet, tet, H])), 0, "theta_tau", 2,
          (2.36, 141, 2.48, 146, 150, 2.48, 153, 155)),
-        ("5-ring NH", lambda: _ring_groups(x, "NH", size=5), 0, "theta_tau", 4,
+        ("5-ring NH", lambda: ring_groups(x, "NH", size=5), 0, "theta_tau", 4,
          (2.09, 146, 2.09, 141, 140, 2.48, 141, 145)),
-        ("6-ring NH", lambda: _ring_groups(x, "NH", size=6, aromatic=True), 0, "theta_tau", 2,
+        ("6-ring NH", lambda: ring_groups(x, "NH", size=6, aromatic=True), 0, "theta_tau", 2,
          (2.23, 136, 2.23, 141, 150, 2.48, 141, 145)),
     ]
-
-
-def _aro_amines(x: _Ctx):
-    """Npl not in an aromatic ring, bonded to H and exactly one carbon, an aromatic one."""
-    c, g, t = x.c, x.g, x.t
-    for a in x.candidates():
-        if t[a] != "Npl" or any(all(x.geom(r) == 3 for r in ring) for ring in g.rings(a)):
-            continue
-        carbons, aro = 0, False
-        for n in g.nbrs[a]:
-            if g.is_h[n]:
-                continue
-            if g.element[n] == "C" and t[n] in ("Car", "C3"):
-                carbons += 1
-                aro |= t[n] == "Car"
-                continue
-            aro = False
-            break
-        if aro and carbons == 1:
-            yield (a,)
 
 
 _GEN_DON_NPL_1H = ("theta_tau", 0, (2.23, 136, 2.23, 141, 140, 2.46, 136, 140))
@@ -433,7 +232,7 @@ _GEN_DON = {
 }
 
 
-def _generic_donor(x: _Ctx, a: int) -> DonorClass | None:
+def _generic_donor(x: GroupContext, a: int) -> DonorClass | None:
     el = str(x.c.element[a])
     if el not in ("N", "O", "S"):
         return None
@@ -465,7 +264,7 @@ def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
     """
     g = AtomGraph(c)
     t = idatm_types(c, g)
-    x = _Ctx(c, g, t)
+    x = GroupContext(c, g, t)
     if atoms is not None:
         atoms = np.asarray(atoms)
         x.restrict(np.flatnonzero(atoms) if atoms.dtype == bool else atoms)
