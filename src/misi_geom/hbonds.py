@@ -7,8 +7,9 @@ pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them 
    for the pocket, chemistry for the ligand) and gives each its geometric class (Mills & Dean 1996);
 2. a spatial pruning step (:func:`_candidate_pairs`, a KD-tree) keeps donor/acceptor pairs on
    opposite sides within the largest distance any class allows;
-3. :func:`_evaluate` measures the (k, 3) donor/H/acceptor triplets in one vectorised pass and applies
-   the acceptor-side and donor-side tests of each pair's classes.  Explicit hydrogens are used where
+3. :func:`_evaluate` drops, in one vectorised pass, the pairs beyond their acceptor class's distance
+   limit, measures the remaining (k, 3) donor/H/acceptor triplets (D..A, H..A, D-H..A), and applies
+   the acceptor-side and donor-side angle tests of each pair's classes.  Explicit hydrogens are used where
    present; otherwise H positions fixed by the heavy atoms are inferred, and where they are not
    fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating a metal
    (within 4 Å) cannot accept from a donor within 45° of the metal direction.
@@ -211,6 +212,12 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
               metal_rule: bool) -> list[HBond]:
     if len(pairs) == 0:
         return []
+    # vectorised first stage: each acceptor class's D..A limit (+ sulfur allowance for S donors)
+    limit = np.array([_acceptor_reach(typing.acceptor[a], ds) for a in pairs[:, 1].tolist()])
+    limit += np.where(c.element[pairs[:, 0]] == "S", SULFUR_COMP, 0.0)
+    pairs = pairs[np.linalg.norm(c.coord[pairs[:, 0]] - c.coord[pairs[:, 1]], axis=1) <= limit]
+    if len(pairs) == 0:
+        return []
     triplets = np.column_stack([pairs[:, 0], _nearest_h(c, typing, pairs), pairs[:, 1]])
     d_da, d_ha, _theta = triplet_distances_angles(c.coord, triplets)
     ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
@@ -233,6 +240,13 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
         out.append(HBond(int(d), int(a), None if h < 0 else int(h), bool(c.is_ligand[d]), bool(c.is_ligand[a]),
                          float(d_da[k]), None if h < 0 else float(d_ha[k])))
     return out
+
+
+@lru_cache(maxsize=512)
+def _acceptor_reach(acc, ds: float) -> float:
+    """Largest donor-acceptor distance (Å) the acceptor class ``acc`` allows, relaxed by ``ds``."""
+    p = acc.params
+    return max(p[0], p[3]) + ds if acc.kind == "syn_anti" else p[0] + ds
 
 
 def _metal_blocks(c: Complex, metals: np.ndarray, d: int, a: int) -> bool:
