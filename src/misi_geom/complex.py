@@ -160,9 +160,12 @@ class Complex:
 
         rid = full(res_id, np.int32)
         if res_index is None:
-            # a new residue wherever (chain, number, name) changes
-            key = np.char.add(np.char.add(full(chain_id, "<U4"), rid.astype("<U11")), full(res_name, "<U5"))
-            res_index = np.concatenate([[0], np.cumsum(key[1:] != key[:-1])]) if n else np.zeros(0)
+            # a new residue wherever (chain, number, insertion code, name) changes
+            cols = (full(chain_id, "<U4"), rid, full(ins_code, "<U1"), full(res_name, "<U5"))
+            change = np.zeros(max(n - 1, 0), dtype=bool)
+            for col in cols:
+                change |= col[1:] != col[:-1]
+            res_index = np.concatenate([[0], np.cumsum(change)]) if n else np.zeros(0)
         b = np.asarray(list(bonds), dtype=np.int32).reshape(-1, 2)
         b = np.sort(b, axis=1)
         order = np.ones(len(b), np.float32) if bond_order is None else np.asarray(bond_order, np.float32)

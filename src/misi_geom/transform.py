@@ -110,6 +110,8 @@ class SE3:
     @classmethod
     def move(cls, axis: Axis, distance: float) -> "SE3":
         """Translation by ``distance`` Å along one axis (``move x 3``)."""
+        if axis not in _AXIS_INDEX:
+            raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
         v = np.zeros(3)
         v[_AXIS_INDEX[axis]] = float(distance)
         return cls.translation(v)

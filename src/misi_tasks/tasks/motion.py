@@ -87,19 +87,32 @@ class RotationTask(SingleMotionTask):
 
 
 class ZoomingTask(SingleMotionTask):
-    """T3: ``move z 47``; d in [40, 60] Å, integer, and never closer than ``min_gap`` Å to the camera."""
+    """T3: ``move z 47``; d in [40, 60] Å, integer.
+
+    A zoom is not asked when it would bring the centre within ``min_gap`` Å of the camera or leave
+    fewer than ``min_atoms_in_frame`` heavy atoms inside the after image.
+    """
 
     name = "zooming"
     counts = {"train": 4, "test": 2}
-    defaults = {"min_distance": 40, "max_distance": 60, "min_gap": 5.0}
+    defaults = {"min_distance": 40, "max_distance": 60, "min_gap": 5.0, "min_atoms_in_frame": 10}
+
+    def _allowed(self, scene: Scene, d: int) -> bool:
+        cam = scene.camera
+        if cam.distance - d < self.params["min_gap"]:
+            return False
+        motion = Move("z", d).motion()
+        s = cam.zoomed(d).project(scene.camera_frame("front", motion)[~scene.complex.is_hydrogen])
+        inside = s.in_front & (s.x_px >= 0) & (s.x_px < cam.size) & (s.y_px >= 0) & (s.y_px < cam.size)
+        return int(inside.sum()) >= self.params["min_atoms_in_frame"]
 
     def sample_commands(self, scene, ctx, rng):
         p = self.params
-        top = min(p["max_distance"], int(np.floor(scene.camera.distance - p["min_gap"])))
-        values = np.arange(p["min_distance"], top + 1)
+        values = np.array([d for d in range(p["min_distance"], p["max_distance"] + 1) if self._allowed(scene, d)])
         if len(values) == 0:
             raise TaskSkipped(
-                f"camera distance {scene.camera.distance:.1f} Å leaves no zoom of at least {p['min_distance']} Å"
+                f"no zoom in [{p['min_distance']}, {p['max_distance']}] Å keeps the centre {p['min_gap']:g} Å from "
+                f"the camera (distance {scene.camera.distance:.1f} Å) and {p['min_atoms_in_frame']} atoms in frame"
             )
         n = min(self.count(ctx.split), len(values))
         return [Move("z", int(d)) for d in np.sort(rng.choice(values, n, replace=False))]
