@@ -1,8 +1,8 @@
-"""numba kernel: greedy label placement (plain arrays in, box corners out).
+"""numba kernels for labels: greedy placement (plain arrays in, box corners out) and compositing.
 
-Labels are placed in input (priority) order.  Each label tries 24 candidate boxes around its anchor:
-three rings (clearance ``gap``, ``gap + h + 2``, ``gap + 2 (h + 2)``), each with 8 positions (right,
-left, above, below, then the four diagonals), shifted into the frame.  It takes the first candidate
+Labels are placed in input (priority) order.  Each label tries 40 candidate boxes around its anchor:
+five rings (clearance ``gap + k (h + 2)``, k = 0..4), each with 8 positions (right, left, above,
+below, then the four diagonals), shifted into the frame.  It takes the first candidate
 that overlaps no earlier label and covers no obstacle point; failing that, the candidate with no label
 overlap and the fewest obstacles; failing that, the one with the least overlap area.
 
@@ -16,9 +16,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["place_boxes"]
+__all__ = ["composite", "place_boxes"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+_RINGS = 5  # candidate rings around the anchor (numba freezes this constant at compile time)
 
 
 @nb.njit(**_JIT)
@@ -74,7 +75,7 @@ def place_boxes(ax, ay, gap, w, h, ox, oy, size, left, top):
         bx = 0.0
         by = 0.0
         wn, hn = w[n], h[n]
-        for ring in range(3):
+        for ring in range(_RINGS):
             g = gap[n] + ring * (hn + 2.0)
             for c in range(8):
                 x = ax[n] + dxs[c] * g
@@ -129,3 +130,25 @@ def place_boxes(ax, ay, gap, w, h, ox, oy, size, left, top):
                 lnext[used] = lhead[gy * ncell + gx]
                 lhead[gy * ncell + gx] = used
                 used += 1
+
+
+@nb.njit(**_JIT)
+def composite(image, keep, paint, starts, ws, hs, xs, ys):
+    """Blend pre-rendered labels into ``image`` (uint8 (H, W, 3)) in order, clipped to the frame.
+
+    Label ``n`` covers ``hs[n] x ws[n]`` pixels with top-left ``(xs[n], ys[n])``; its pixels are
+    ``keep[starts[n]:starts[n+1]]`` (1 - ink alpha, float32, row-major) and ``paint`` (premultiplied
+    RGB): ``pixel = pixel * keep + paint``.
+    """
+    hh, ww = image.shape[0], image.shape[1]
+    for n in range(ws.shape[0]):
+        w, h, x0, y0, s0 = ws[n], hs[n], xs[n], ys[n], starts[n]
+        for r in range(max(0, -y0), min(h, hh - y0)):
+            for c in range(max(0, -x0), min(w, ww - x0)):
+                q = s0 + r * w + c
+                k = keep[q]
+                if k >= 1.0:
+                    continue
+                for ch in range(3):
+                    v = image[y0 + r, x0 + c, ch] * k + paint[q, ch] + 0.5
+                    image[y0 + r, x0 + c, ch] = np.uint8(min(v, 255.0))

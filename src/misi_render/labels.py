@@ -1,4 +1,4 @@
-"""Text labels: choose what to label, place labels without overlaps, draw them with Pillow.
+"""Text labels: choose what to label, place labels without overlaps, draw them.
 
 Labels (spec section 2): each pocket residue ``"ASN 460"`` next to one of its visible atoms, each
 visible ligand heavy atom by its atom name, and optionally every visible heavy atom of one chosen
@@ -10,12 +10,13 @@ ligand atoms, residues); each tries candidate boxes around its anchor on three r
 above, below, diagonals), shifted into the frame, and takes the first with no overlap with earlier
 labels and covering the fewest ligand atoms; if none is free, the least-overlapping one.  Text is
 the bundled DejaVu Sans Bold, light coloured with a black outline, sized in proportion to the image
-(:func:`font_px`; 17 px residue labels at 1024 px).
+(:func:`font_px`; 17 px residue labels and 14 px atom names at 1024 px), rendered once per text by
+Pillow and composited by a numba kernel.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -23,7 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from misi_geom import Complex, ScreenCoords, residue_starts
-from misi_render._layout import place_boxes
+from misi_render._layout import composite, place_boxes
 
 __all__ = ["Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels"]
 
@@ -38,9 +39,10 @@ _ATOM_FRACTION = 0.0135  # atom-name label height / image size
 
 @dataclass(frozen=True)
 class Label:
-    """One label: ``text`` drawn with its ink box's top-left corner at ``(left, top)`` (pixels).
+    """One label to place: ``text`` near ``anchor`` (pixel position of the atom it names).
 
-    ``anchor`` is the pixel position of the atom it names and ``gap`` the clearance kept from it.
+    ``gap`` is the clearance kept from the anchor (the atom's radius plus a margin), ``font_px`` the
+    font size and ``fill`` the text colour (RGB 0-255).
     """
 
     text: str
@@ -48,8 +50,6 @@ class Label:
     gap: float
     font_px: int
     fill: tuple[int, int, int]
-    left: float = 0.0
-    top: float = 0.0
 
 
 def font_path() -> str:
@@ -127,8 +127,8 @@ def _residue_anchors(c: Complex, screen: ScreenCoords, mask: np.ndarray) -> np.n
     return idx[order][first]
 
 
-def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = None) -> list[Label]:
-    """Give every label a position inside the frame, nudged away from earlier labels.
+def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = None) -> np.ndarray:
+    """Place every label inside the frame, nudged away from earlier labels.
 
     Parameters
     ----------
@@ -141,26 +141,28 @@ def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = 
 
     Returns
     -------
-    list of Label
-        The same labels with ``left`` / ``top`` set (see :mod:`misi_render._layout`).
+    corners : ndarray, dtype=float64, shape=(L, 2)
+        Top-left corner (x, y) of each label's ink box (see :mod:`misi_render._layout`).
     """
+    corners = np.zeros((len(labels), 2))
     if not labels:
-        return []
+        return corners
     obs = np.zeros((0, 2)) if obstacles is None else np.asarray(obstacles, dtype=np.float64).reshape(-1, 2)
     boxes = np.array([_ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
     w = np.ascontiguousarray(boxes[:, 2] - boxes[:, 0])
     h = np.ascontiguousarray(boxes[:, 3] - boxes[:, 1])
-    ax = np.array([lab.anchor[0] for lab in labels], dtype=np.float64)
-    ay = np.array([lab.anchor[1] for lab in labels], dtype=np.float64)
+    anchors = np.array([lab.anchor for lab in labels], dtype=np.float64)
     gap = np.array([lab.gap for lab in labels], dtype=np.float64)
+    ax, ay = np.ascontiguousarray(anchors[:, 0]), np.ascontiguousarray(anchors[:, 1])
     left, top = np.zeros(len(labels)), np.zeros(len(labels))
     place_boxes(ax, ay, gap, w, h, np.ascontiguousarray(obs[:, 0]), np.ascontiguousarray(obs[:, 1]), int(size), left, top)
-    return [replace(lab, left=float(x), top=float(y)) for lab, x, y in zip(labels, left, top)]
+    corners[:, 0], corners[:, 1] = left, top
+    return corners
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _text_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Pre-rendered label: ``keep`` (h, w, 1) float32 = 1 - outline alpha, ``paint`` (h, w, 3) float32."""
+    """Pre-rendered label: ``keep`` (h*w,) float32 = 1 - ink alpha, ``paint`` (h*w, 3) float32, shape."""
     b = _ink_box(text, px)
     size = (max(1, b[2] - b[0]), max(1, b[3] - b[1]))
     font, sw = get_font(px), _stroke(px)
@@ -168,33 +170,30 @@ def _text_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndar
     ImageDraw.Draw(outline).text((-b[0], -b[1]), text, font=font, fill=255, stroke_width=sw, stroke_fill=255)
     glyphs = Image.new("L", size, 0)
     ImageDraw.Draw(glyphs).text((-b[0], -b[1]), text, font=font, fill=255)
-    a_out = np.asarray(outline, dtype=np.float32)[:, :, None] / 255.0
-    a_fill = np.asarray(glyphs, dtype=np.float32)[:, :, None] / 255.0
+    a_out = np.asarray(outline, dtype=np.float32).reshape(-1) / 255.0
+    a_fill = np.asarray(glyphs, dtype=np.float32).reshape(-1) / 255.0
     keep = 1.0 - np.maximum(a_out, a_fill)
-    paint = a_fill * np.asarray(fill, dtype=np.float32)
-    keep.setflags(write=False)
-    paint.setflags(write=False)
+    paint = a_fill[:, None] * np.asarray(fill, dtype=np.float32)
     return keep, paint
 
 
-def draw_labels(image: np.ndarray, labels: list[Label]) -> np.ndarray:
-    """Composite placed labels onto ``image`` (uint8 (H, W, 3)); returns a new array.
+def draw_labels(image: np.ndarray, labels: list[Label], corners: np.ndarray) -> np.ndarray:
+    """Composite labels at ``corners`` (from :func:`place_labels`) onto ``image``; returns a new array.
 
     Each label is light text with a black outline, pre-rendered once per (text, size, colour) with
-    Pillow and blended with numpy; parts outside the frame are clipped.
+    Pillow and blended by a small numba kernel; parts outside the frame are clipped.
     """
     out = np.array(image, dtype=np.uint8, copy=True)
-    hh, ww = out.shape[:2]
-    for lab in labels:
-        keep, paint = _text_patch(lab.text, lab.font_px, lab.fill)
-        x0, y0 = int(round(lab.left)), int(round(lab.top))
-        x1, y1 = min(ww, x0 + keep.shape[1]), min(hh, y0 + keep.shape[0])
-        sx, sy = max(0, -x0), max(0, -y0)
-        x0, y0 = max(0, x0), max(0, y0)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        k = keep[sy : sy + y1 - y0, sx : sx + x1 - x0]
-        p = paint[sy : sy + y1 - y0, sx : sx + x1 - x0]
-        region = out[y0:y1, x0:x1]
-        region[...] = (region * k + p + 0.5).astype(np.uint8)
+    if not labels:
+        return out
+    patches = [_text_patch(lab.text, lab.font_px, lab.fill) for lab in labels]
+    boxes = [_ink_box(lab.text, lab.font_px) for lab in labels]
+    ws = np.array([max(1, b[2] - b[0]) for b in boxes], dtype=np.int64)
+    hs = np.array([max(1, b[3] - b[1]) for b in boxes], dtype=np.int64)
+    starts = np.zeros(len(labels) + 1, dtype=np.int64)
+    np.cumsum(ws * hs, out=starts[1:])
+    keep = np.concatenate([p[0] for p in patches])
+    paint = np.concatenate([p[1] for p in patches])
+    xy = np.round(np.asarray(corners, dtype=np.float64)).astype(np.int64)
+    composite(out, keep, paint, starts, ws, hs, np.ascontiguousarray(xy[:, 0]), np.ascontiguousarray(xy[:, 1]))
     return out

@@ -250,4 +250,4 @@ def _draw_view_labels(c, scene, screen, visible, camera, residue_labels, ligand_
         return image
     key = visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue)))
     obstacles = np.column_stack([screen.x_px[key], screen.y_px[key]])
-    return _labels.draw_labels(image, _labels.place_labels(reqs, camera.size, obstacles))
+    return _labels.draw_labels(image, reqs, _labels.place_labels(reqs, camera.size, obstacles))
