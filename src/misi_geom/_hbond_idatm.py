@@ -214,11 +214,13 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
             return "Car"
         if arom:
             return "C2"
-        if any(o == 3 for o in orders) or sum(o == 2 for o in orders) >= 2 or deg == 2 and known:
+        if any(o == 3 for o in orders) or sum(o == 2 for o in orders) >= 2:
             return "C1" if deg == 2 else "C1-"
-        if deg == 3 or any(o == 2 for o in orders):
+        if any(o == 2 for o in orders):
             return "C2"
-        return "C3" if known else _geom_type(c, g, i, "C")
+        # all bonds single but fewer than four neighbours (hydrogens missing, or an odd file):
+        # decide from the bond angles, as IDATM does
+        return _geom_type(c, g, i, "C")
     if el == "N":
         heavy = g.heavy(i)
         if deg >= 4:
@@ -237,9 +239,13 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
                 return "N2"
             if arom or _conjugated(c, g, i):
                 return "Npl"
-            return "N3" if known else "N2"
+            # IDATM's angle rule for two-connected N
+            return "N3" if _mean_angle(c, nb, i) < 115.0 else "Npl"
         if deg == 1:
-            return "N1" if orders[0] == 3 else ("N2" if orders[0] == 2 else "N3")
+            # terminal N (hydrogens absent): IDATM's bond-length rule
+            if orders[0] == 3 or _bond_len(c, i, nb[0]) <= 1.20:
+                return "N1"
+            return "N3" if _bond_len(c, i, nb[0]) > 1.38 and c.element[nb[0]] == "C" else "Npl"
         return "N3"
     if el == "O":
         if deg == 1:
@@ -356,15 +362,12 @@ def _conjugated(c: Complex, g: AtomGraph, i: int) -> bool:
 
 
 def _geom_type(c: Complex, g: AtomGraph, i: int, el: str) -> str:
-    """Carbon type from angles when bond orders are unknown (pocket hetero groups)."""
+    """Carbon type from its mean bond angle (sp3 below 115 deg, sp above 160 deg)."""
     nb = g.nbrs[i]
     if len(nb) < 2:
         return el + "3"
-    v = c.coord[nb] - c.coord[i]
-    v /= np.linalg.norm(v, axis=1)[:, None]
-    cosang = float(np.clip(v[0] @ v[1], -1, 1))
-    ang = np.degrees(np.arccos(cosang))
-    return "C1" if ang > 165 else ("C2" if ang > 115 else "C3")
+    ang = _mean_angle(c, nb, i)
+    return "C1" if ang > 160 and len(nb) == 2 else ("C2" if ang >= 115 else "C3")
 
 
 def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
