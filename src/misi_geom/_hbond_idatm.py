@@ -243,9 +243,12 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
             return "N3" if _mean_angle(c, nb, i) < 115.0 else "Npl"
         if deg == 1:
             # terminal N (hydrogens absent): IDATM's bond-length rule
-            if orders[0] == 3 or _bond_len(c, i, nb[0]) <= 1.20:
+            j, d = nb[0], _bond_len(c, i, nb[0])
+            if orders[0] == 3 or (d <= 1.20 and c.element[j] in ("C", "N")):
                 return "N1"
-            return "N3" if _bond_len(c, i, nb[0]) > 1.38 and c.element[nb[0]] == "C" else "Npl"
+            if c.element[j] == "C" and d > 1.38:
+                return "N3"
+            return "Npl" if c.element[j] in ("C", "N") else "N3"
         return "N3"
     if el == "O":
         if deg == 1:
