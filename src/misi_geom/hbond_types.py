@@ -1,7 +1,9 @@
 """H-bond donor and acceptor typing: which atoms take part, and under which geometric criteria.
 
 Every atom first gets an IDATM-style type (:mod:`misi_geom._hbond_idatm`: residue templates for
-the pocket, chemistry for the ligand).  Chemical groups are then matched in a fixed order, the
+the pocket, chemistry -- bond orders, charges, ring aromaticity, and bond angles where hydrogens
+are missing -- for the ligand; a ligand residue named like a standard amino acid takes that
+residue's template by atom name, as ChimeraX does).  Chemical groups are then matched in a fixed order, the
 first match winning, each giving its atom a *class* with the Mills & Dean (1996) limits for that
 group: carboxylate, phosphate, amide and ketone/ester carbonyls, nitro, sulfone, hydroxyl,
 phenol, amines, nitrile, ethers, ring nitrogens and oxygens for acceptors; carboxylic acid,
@@ -25,6 +27,7 @@ applies the slop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 
 from misi_geom._hbond_groups import GroupContext, Node, aro_amines, match, ring_groups

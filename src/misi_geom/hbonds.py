@@ -8,10 +8,10 @@ pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them 
 2. a spatial pruning step (:func:`_candidate_pairs`, a KD-tree) keeps donor/acceptor pairs on
    opposite sides within the largest distance any class allows;
 3. :func:`_evaluate` drops, in one vectorised pass, the pairs beyond their acceptor class's distance
-   limit, measures the remaining (k, 3) donor/H/acceptor triplets (D..A, H..A, D-H..A), and applies
-   the acceptor-side and donor-side angle tests of each pair's classes.  Explicit hydrogens are used where
-   present; otherwise H positions fixed by the heavy atoms are inferred, and where they are not
-   fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating a metal
+   limit, measures the remaining (k, 3) donor/H/acceptor triplets (D..A, H..A, D-H..A), and
+   applies the acceptor-side and donor-side angle tests of each pair's classes.  Explicit
+   hydrogens are used where present; otherwise H positions fixed by the heavy atoms are inferred,
+   and where they are not fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating a metal
    (within 4 Å) cannot accept from a donor within 45° of the metal direction.
 
 Answers: :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and :func:`format_t4` (``ARG NH2, O1B;
