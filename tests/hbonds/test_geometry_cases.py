@@ -4,7 +4,7 @@ used by ChimeraX ``hbonds``; relaxed = +0.4 Å / -20°).
 Every scene is a tiny pocket residue + ligand built from explicit coordinates, so each test pins
 one criterion: a heavy-atom distance limit, an H..A distance limit, the D-H..A angle, donor/acceptor
 typing (thioether sulfur does not accept) and inferred hydrogens (a hydroxyl without explicit H).
-The distance-limit, bad-angle and salt-bridge scenes were checked against the real ChimeraX
+The distance-limit, bad-angle, salt-bridge and metal scenes were checked against the real ChimeraX
 (``data/oracle_scenes.py``): same answers, relaxed and precise.
 """
 
@@ -211,3 +211,25 @@ def test_ligand_named_like_an_amino_acid_uses_its_template():
     assert str(plain.idatm[cg]) == "Cac" and str(t.idatm[cg]) == "C3"
     o = np.flatnonzero(lig & (c.element == "O"))
     assert {str(t.idatm[i]) for i in o} == {"O2"}
+
+
+def _serine_zinc_scene(zn_deg: float) -> Complex:
+    """Ser OG accepting from a ligand O-H at 70 deg; a Zn ion 2.0 Å from OG at ``zn_deg``."""
+    og, cb, hg = np.zeros(3), _polar(1.43, 180), _polar(0.96, -70)
+    zn = _polar(2.0, zn_deg)
+    pocket = Complex.from_atoms(np.array([cb, og, hg, zn]), ["C", "O", "H", "Zn"], ["CB", "OG", "HG", "ZN"],
+                                res_name=["SER", "SER", "SER", "ZN"], res_id=[70, 70, 70, 301],
+                                res_index=[0, 0, 0, 1], chain_id="A", is_ligand=False, bonds=[(0, 1), (1, 2)])
+    o1 = _polar(2.8, 70)
+    h1 = o1 - _polar(0.96, 70)
+    c1 = o1 + _polar(1.43, 70 - 180 + 109.5)
+    lig = Complex.from_atoms(np.array([o1, h1, c1]), ["O", "H", "C"], ["O1", "H1", "C1"], bonds=[(0, 1), (0, 2)])
+    return _scene(pocket, lig)
+
+
+@pytest.mark.parametrize("zn_deg, bonded", [(60.0, False), (-60.0, True)])
+def test_metal_coordination_blocks_acceptor_on_the_metal_side(zn_deg, bonded):
+    """An acceptor within 4 Å of a metal cannot accept from a donor within 45 deg of the metal."""
+    c = _serine_zinc_scene(zn_deg)
+    assert format_t9(find_hbonds(c), c) == ("SER 70 OG A, O1" if bonded else "")
+    assert format_t9(find_hbonds(c, metal_rule=False), c) == "SER 70 OG A, O1"

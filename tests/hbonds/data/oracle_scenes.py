@@ -51,6 +51,7 @@ def main(out: str) -> None:
         pocket, d = T._backbone_nh(h)
         scenes[f"nh{int(h * 100)}"] = T._scene(pocket, T._ketone_ligand([0, d, 0], 270.0))
     scenes["argace"] = T._arginine_acetate()
+    scenes["zn60"], scenes["zn-60"] = T._serine_zinc_scene(60.0), T._serine_zinc_scene(-60.0)
     for name, c in scenes.items():
         write_scene(c, Path(out) / name)
         print(name, "relaxed:", repr(format_t9(find_hbonds(c), c)),
