@@ -15,7 +15,9 @@ sanitisation, SDF without sanitisation (partial sanitisation: ring info and impl
 only).  mol2 atoms keep their file names; SDF atoms are named element + running index per element
 (``C1``, ``C2``, ``O1``, as ChimeraX does) -- unless a mol2 file of the same atoms sits beside the
 SDF, whose names (and SYBYL types) are then used, so labels and answers keep the mol2 names even
-when RDKit can only parse the SDF.  The ligand's residue name is ``LIG``.
+when RDKit can only parse the SDF.  Ligand rows take their residue names from the mol2
+substructures as ChimeraX names them (``ALA19`` -> ``ALA``; ``LIG`` without a mol2 file); the ligand
+is still one residue of the complex (one ``res_index``).
 
 Every problem with a file raises :class:`~misi_geom.errors.MisiInputError` with one line naming the
 file and the problem.  :func:`load_complexes` loads many folders and reports failures instead.
@@ -254,45 +256,67 @@ def find_ligand_file(folder: Path, pdb_id: str, fmt: str) -> list[Path]:
     return [folder / f"{pdb_id}_ligand{e}" for e in exts if (folder / f"{pdb_id}_ligand{e}").is_file()]
 
 
-def _mol2_atoms(path: Path) -> list[tuple[str, str, np.ndarray]]:
-    """(name, SYBYL type, xyz) of each atom line of a mol2 file's first molecule; [] if unreadable."""
-    out, inside = [], False
+def _mol2_atoms(path: Path) -> list[tuple[str, str, np.ndarray, str]]:
+    """(name, SYBYL type, xyz, residue name) per atom line of a mol2 file's first molecule.
+
+    The residue name is the atom's substructure name (SUBSTRUCTURE section, else the atom line's
+    own column) with trailing digits dropped, as ChimeraX names mol2 residues (``ALA19`` -> ``ALA``).
+    Returns [] if the file cannot be read.
+    """
+    atoms, subst, section = [], {}, ""
     try:
         lines = path.read_text(errors="replace").splitlines()
     except OSError:
         return []
     for line in lines:
         if line.startswith("@<TRIPOS>"):
-            if inside:
+            if atoms and line.strip() == "@<TRIPOS>MOLECULE":
                 break
-            inside = line.strip() == "@<TRIPOS>ATOM"
+            section = line.strip()
             continue
         parts = line.split()
-        if inside and len(parts) >= 6:
+        if section == "@<TRIPOS>ATOM" and len(parts) >= 6:
             try:
-                out.append((parts[1], parts[5], np.array(parts[2:5], dtype=np.float64)))
+                xyz = np.array(parts[2:5], dtype=np.float64)
             except ValueError:
                 return []
-    return out
+            sid = parts[6] if len(parts) > 6 else ""
+            sname = parts[7] if len(parts) > 7 else ""
+            atoms.append((parts[0], parts[1], parts[5], xyz, sid, sname))
+        elif section == "@<TRIPOS>SUBSTRUCTURE" and len(parts) >= 2:
+            subst[parts[0]] = parts[1]
+
+    def res_name(sid: str, sname: str) -> str:
+        name = subst.get(sid, sname) or LIGAND_RES_NAME
+        stem = name.rstrip("0123456789")
+        return (stem or name)[:5]
+
+    return [(name, typ, xyz, res_name(sid, sname)) for _, name, typ, xyz, sid, sname in atoms]
 
 
-def _names_from_mol2(lig: Complex, mol2: Path) -> Complex:
-    """Give an SDF-read ligand the atom names and types of a mol2 file of the same atoms.
+def _annotate_from_mol2(lig: Complex, mol2: Path) -> Complex:
+    """Give a ligand the atom names, SYBYL types and residue names of a mol2 file of the same atoms.
 
-    Used when RDKit can read only the SDF: answers and labels then still use the mol2 names that
-    ChimeraX (and the MiSI-Bench files) use.  Applied only if every atom matches in order
-    (element and coordinates within 0.01 Å).
+    Used for every ligand with a mol2 file beside it: RDKit keeps neither the substructure names nor
+    (when only the SDF parses) the atom names, yet answers and labels use the mol2 names, as
+    ChimeraX and the MiSI-Bench files do, and ChimeraX types a ligand residue named like an amino
+    acid by that residue's template.  Applied only if every atom matches in order (element and
+    coordinates within 0.01 Å).
     """
     atoms = _mol2_atoms(mol2)
     if len(atoms) != len(lig):
         return lig
     xyz = np.array([a[2] for a in atoms])
     elem = [normalize_element(a[1].split(".")[0]) for a in atoms]
+    elem = ["H" if e == "D" else e for e in elem]
     if np.abs(xyz - lig.coord).max() > 0.01 or any(e != x for e, x in zip(elem, lig.element)):
         return lig
-    names = np.array([a[0] for a in atoms], dtype="<U8")
-    types = np.array([a[1] for a in atoms], dtype="<U8")
-    return Complex(**{**_fields(lig), "atom_name": names, "atom_type": types})
+    return Complex(**{
+        **_fields(lig),
+        "atom_name": np.array([a[0] for a in atoms], dtype="<U8"),
+        "atom_type": np.array([a[1] for a in atoms], dtype="<U8"),
+        "res_name": np.array([a[3] for a in atoms], dtype="<U5"),
+    })
 
 
 def _read_ligand_any(folder: Path, pdb_id: str, fmt: LigandFormat) -> tuple[Complex, object, Path]:
@@ -305,8 +329,8 @@ def _read_ligand_any(folder: Path, pdb_id: str, fmt: LigandFormat) -> tuple[Comp
             try:
                 lig, mol = read_ligand(f, sanitize=sanitize, pdb_id=pdb_id)
                 mol2 = folder / f"{pdb_id}_ligand.mol2"
-                if f.suffix.lower() != ".mol2" and mol2.is_file():
-                    lig = _names_from_mol2(lig, mol2)
+                if mol2.is_file():
+                    lig = _annotate_from_mol2(lig, mol2)
                 return lig, mol, f
             except MisiInputError as exc:
                 errors.append(exc.problem)

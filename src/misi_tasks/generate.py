@@ -110,7 +110,7 @@ def _scene_loader(dirs: dict[str, Path], settings: RenderSettings):
     from misi_tasks.scene import Scene
 
     def load(cid: str):
-        key = (cid, settings)
+        key = (str(dirs[cid]), settings)
         if key not in _PARTNER_CACHE:
             if len(_PARTNER_CACHE) > 4:
                 _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
