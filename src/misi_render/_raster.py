@@ -19,12 +19,14 @@ ordered set does not depend on arrival order, so the image never depends on draw
 Resolve: ``colour = cov1 * shade1 + (1 - cov1) * cov2 * shade2`` over a black background.
 
 **Tiles.**  Primitives are binned to square tiles by bounding box; each tile is drawn and resolved
-on its own into its own part of the image (``prange`` over tiles, no shared writes), so buffers stay
-in cache and the output is byte-identical for any thread count.
+on its own into its own part of the image (``prange`` over rows of tiles, no shared writes), so
+buffers stay in cache and the output is byte-identical for any thread count.
 
-**Shading** is deferred to visible fragments: the surface normal is rebuilt from id and depth and
-looked up in a lighting table ``lut[iy, ix] = (diffuse, specular)`` indexed by the normal's screen
-components in [-1, 1]; a linear depth cue darkens far surfaces.
+**Shading** is deferred to visible fragments: the surface normal is rebuilt from id and depth
+(its screen components; ``nz = sqrt(1 - nx² - ny²)``, in the antialiasing fringe the in-plane
+normal), then ``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess``
+(Blinn-Phong, white highlight) times a linear depth cue that darkens far surfaces.  Computed, not
+tabulated: a lookup table large enough to avoid banding does not stay in cache.
 """
 
 from __future__ import annotations
@@ -175,18 +177,19 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id
 
 @nb.njit(**_JIT)
 def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
-               bond_a, bond_b, bond_r, bp, lut, z_far, inv_dz, cue, image, visible):  # fmt: skip
+               bond_a, bond_b, bond_r, bp, light, z_far, inv_dz, cue, image, visible,
+               z1, id1, c1, z2, id2, c2):  # fmt: skip
+    """Draw, shade and resolve one tile, using the (tile, tile) buffers given (reset here).
+
+    A layer is empty where its depth is -inf (ids and coverages there are stale and never read).
+    """
     n = cx.shape[0]
     X0 = (t % ntiles_x) * tile
     Y0 = (t // ntiles_x) * tile
     tw = min(tile, size - X0)
     th = min(tile, size - Y0)
-    z1 = np.full((th, tw), -np.inf)
-    z2 = np.full((th, tw), -np.inf)
-    id1 = np.full((th, tw), -1, dtype=np.int64)
-    id2 = np.full((th, tw), -1, dtype=np.int64)
-    c1 = np.zeros((th, tw))
-    c2 = np.zeros((th, tw))
+    z1[:th, :tw] = -np.inf
+    z2[:th, :tw] = -np.inf
     for q in range(start[t], start[t + 1]):
         pid = items[q]
         if pid < n:
@@ -195,12 +198,12 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
             b = pid - n
             _draw_stick(pid, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4], bp[b, 5], bp[b, 6], bond_r[b],
                         X0, Y0, tw, th, z1, id1, c1, z2, id2, c2)  # fmt: skip
-    nl = lut.shape[0]
-    half = 0.5 * (nl - 1)
+    ambient, kd, ks, shininess = light[0], light[1], light[2], int(light[3])
+    lx, ly, lz, hx, hy, hz = light[4], light[5], light[6], light[7], light[8], light[9]
     for p in range(th):
         sy = Y0 + p + 0.5
         for j in range(tw):
-            if id1[p, j] < 0:
+            if z1[p, j] == -np.inf:
                 continue
             sx = X0 + j + 0.5
             w1 = c1[p, j]
@@ -211,7 +214,7 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                 if layer == 0:
                     idx, w, z = id1[p, j], w1, z1[p, j]
                 else:
-                    if w1 >= 1.0 or id2[p, j] < 0:
+                    if w1 >= 1.0 or z2[p, j] == -np.inf:
                         break
                     idx, w, z = id2[p, j], (1.0 - w1) * c2[p, j], z2[p, j]
                 if idx < n:  # sphere: normal from the offset to the centre
@@ -227,10 +230,22 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                     nx = (wx - wu * bp[b, 3]) * inv
                     ny = (wy - wu * bp[b, 4]) * inv
                     atom = bond_a[b] if wu < bp[b, 7] else bond_b[b]
-                ix = min(max(int((nx + 1.0) * half + 0.5), 0), nl - 1)
-                iy = min(max(int((ny + 1.0) * half + 0.5), 0), nl - 1)
-                diffuse = lut[iy, ix, 0]
-                spec = lut[iy, ix, 1]
+                s2 = nx * nx + ny * ny
+                if s2 > 1.0:  # antialiasing fringe: silhouette normal
+                    sc = 1.0 / np.sqrt(s2)
+                    nx, ny, nz = nx * sc, ny * sc, 0.0
+                else:
+                    nz = np.sqrt(1.0 - s2)
+                diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
+                ndh = max(nx * hx + ny * hy + nz * hz, 0.0)
+                spec = 1.0
+                e = shininess
+                while e > 0:  # ndh ** shininess by squaring
+                    if e & 1:
+                        spec *= ndh
+                    ndh *= ndh
+                    e >>= 1
+                spec *= ks
                 f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
                 r += (rgb[atom, 0] * diffuse + spec) * f
                 g += (rgb[atom, 1] * diffuse + spec) * f
@@ -246,7 +261,7 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
         px = int(np.floor(cx[i])) - X0
         py = int(np.floor(cy[i])) - Y0
         if 0 <= px < tw and 0 <= py < th:
-            visible[i] = id1[py, px] == i
+            visible[i] = z1[py, px] > -np.inf and id1[py, px] == i
 
 
 @nb.njit(**_JIT)
@@ -279,7 +294,7 @@ def stick_params(cx, cy, cz, rad, bond_a, bond_b, bond_r):
 
 
 @nb.njit(**_PJIT)
-def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut, z_near, z_far, cue, image, visible):
+def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z_near, z_far, cue, image, visible):
     """Draw spheres and sticks into ``image`` and flag visible atoms.
 
     Parameters
@@ -294,8 +309,9 @@ def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut, z_n
         Stick end atoms (both drawn); each half takes its own atom's colour.
     bond_r : float64 (B,)
         Stick radii in pixels.
-    lut : float64 (L, L, 2)
-        Lighting table (diffuse, specular) over the normal's screen components in [-1, 1].
+    light : float64 (10,)
+        ``ambient, diffuse, specular, shininess (integer), L (3,), H (3,)``: weights, Blinn-Phong
+        exponent, unit light and half vectors in screen axes (x right, y down, z to the viewer).
     z_near, z_far, cue : float
         Depth-cue range (pixels) and strength: colour factor ``1 - cue`` at ``z_far``, 1 at ``z_near``.
     image : uint8 (size, size, 3)
@@ -340,7 +356,16 @@ def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut, z_n
     # not depend on the order; it only makes the early rejection effective)
     order = np.argsort(-zmax, kind="mergesort")
     start, items = _bin_primitives(x0, x1, y0, y1, order, ntiles_x, tile)
-    for t in nb.prange(ntiles_x * ntiles_x):
-        if start[t + 1] > start[t]:
-            _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
-                       bond_a, bond_b, bond_r, bp, lut, z_far, inv_dz, cue, image, visible)  # fmt: skip
+    for ty in nb.prange(ntiles_x):  # one row of tiles per task; buffers allocated once per row
+        z1 = np.empty((tile, tile))
+        z2 = np.empty((tile, tile))
+        id1 = np.empty((tile, tile), dtype=np.int64)
+        id2 = np.empty((tile, tile), dtype=np.int64)
+        c1 = np.empty((tile, tile))
+        c2 = np.empty((tile, tile))
+        for tx in range(ntiles_x):
+            t = ty * ntiles_x + tx
+            if start[t + 1] > start[t]:
+                _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+                           bond_a, bond_b, bond_r, bp, light, z_far, inv_dz, cue, image, visible,
+                           z1, id1, c1, z2, id2, c2)  # fmt: skip

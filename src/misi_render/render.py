@@ -15,7 +15,6 @@ darker).  Antialiasing: analytic edge coverage with two depth layers per pixel (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal, Sequence
 
 import numpy as np
@@ -27,7 +26,7 @@ from misi_render._raster import rasterize
 from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
-__all__ = ["RenderedView", "Style", "render_views", "draw_scene", "lighting_table", "TILE"]
+__all__ = ["RenderedView", "Style", "render_views", "draw_scene", "lighting", "TILE"]
 
 Style = Literal["ball-and-stick", "spacefill"]
 
@@ -35,10 +34,9 @@ Style = Literal["ball-and-stick", "spacefill"]
 TILE = 32
 #: Lighting: ambient, diffuse and specular weights, Blinn-Phong exponent, light direction
 #: (screen axes: x right, y down, z toward the viewer) and depth-cue strength.
-AMBIENT, DIFFUSE, SPECULAR, SHININESS = 0.32, 0.72, 0.30, 40.0
+AMBIENT, DIFFUSE, SPECULAR, SHININESS = 0.32, 0.72, 0.30, 40
 LIGHT_DIR = (-0.35, -0.45, 0.82)
 DEPTH_CUE = 0.35
-_LUT_SIZE = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,22 +70,18 @@ class RenderedView:
         return encode_png(self.image)
 
 
-@lru_cache(maxsize=1)
-def lighting_table() -> np.ndarray:
-    """(L, L, 2) float64 table of (diffuse incl. ambient, specular) over screen normals (nx, ny)."""
-    g = np.linspace(-1.0, 1.0, _LUT_SIZE)
-    nx, ny = np.meshgrid(g, g)  # [iy, ix]
-    nz = np.sqrt(np.clip(1.0 - nx**2 - ny**2, 0.0, None))
-    norm = np.sqrt(nx**2 + ny**2 + nz**2)
-    nx, ny, nz = nx / norm, ny / norm, nz / norm
-    light = np.asarray(LIGHT_DIR) / np.linalg.norm(LIGHT_DIR)
+def lighting() -> np.ndarray:
+    """Lighting parameters for the kernel: ambient, diffuse, specular, shininess, L (3), H (3).
+
+    Returns
+    -------
+    ndarray, dtype=float64, shape=(10,)
+    """
+    light = np.asarray(LIGHT_DIR, dtype=np.float64)
+    light = light / np.linalg.norm(light)
     half = light + np.array([0.0, 0.0, 1.0])
-    half /= np.linalg.norm(half)
-    lam = np.clip(nx * light[0] + ny * light[1] + nz * light[2], 0.0, None)
-    spec = np.clip(nx * half[0] + ny * half[1] + nz * half[2], 0.0, None) ** SHININESS
-    lut = np.stack([AMBIENT + DIFFUSE * lam, SPECULAR * spec], axis=-1)
-    lut.setflags(write=False)
-    return np.ascontiguousarray(lut)
+    half = half / np.linalg.norm(half)
+    return np.concatenate([[AMBIENT, DIFFUSE, SPECULAR, float(SHININESS)], light, half])
 
 
 @dataclass(frozen=True)
@@ -132,7 +126,7 @@ def draw_scene(scene: _Scene, screen: ScreenCoords, camera: Camera) -> tuple[np.
     image = np.zeros((size, size, 3), dtype=np.uint8)
     visible = np.zeros(len(cx), dtype=np.bool_)
     rasterize(size, TILE, cx, cy, cz, rad, scene.rgb, bond_a, bond_b, bond_r,
-              lighting_table(), float(z_near), float(z_far), DEPTH_CUE, image, visible)  # fmt: skip
+              lighting(), float(z_near), float(z_far), DEPTH_CUE, image, visible)  # fmt: skip
     return image, visible & drawn
 
 

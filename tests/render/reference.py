@@ -2,7 +2,8 @@
 
 Written from the kernel's documented model, not from its code: every pixel centre is tested
 against every primitive (no tiles, bounding boxes or early rejection), fragments are kept as the
-two nearest per pixel by a stable sort on (depth, id), and shading uses the same lighting table.
+two nearest per pixel by a stable sort on (depth, id), and Blinn-Phong shading is evaluated with
+numpy's power instead of the kernel's exponentiation by squaring.
 """
 
 from __future__ import annotations
@@ -26,7 +27,20 @@ def _stick_geometry(cx, cy, cz, rad, bond_a, bond_b, bond_r):
     return start, u, length, 0.5 * ln - s0
 
 
-def reference_rasterize(size, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut, z_near, z_far, cue):
+def _shade(nx, ny, light):
+    """(diffuse factor, specular term) for screen normal components (nx, ny)."""
+    s2 = nx * nx + ny * ny
+    if s2 > 1.0:
+        nx, ny, nz = nx / np.sqrt(s2), ny / np.sqrt(s2), 0.0
+    else:
+        nz = np.sqrt(1.0 - s2)
+    ambient, kd, ks, shininess = light[:4]
+    diffuse = ambient + kd * max(nx * light[4] + ny * light[5] + nz * light[6], 0.0)
+    spec = ks * max(nx * light[7] + ny * light[8] + nz * light[9], 0.0) ** shininess
+    return diffuse, spec
+
+
+def reference_rasterize(size, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z_near, z_far, cue):
     """Return ``(image uint8 (size, size, 3), visible bool (n,))`` like the numba kernel."""
     n = len(cx)
     jj, ii = np.meshgrid(np.arange(size), np.arange(size))
@@ -67,8 +81,6 @@ def reference_rasterize(size, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut,
     # nearest first; among equal depths the smaller id (stable sort on -z keeps id order)
     order = np.argsort(-zs, axis=0, kind="stable")[:2]
     image = np.zeros((size, size, 3))
-    nl = lut.shape[0]
-    half = 0.5 * (nl - 1)
     inv_dz = 1.0 / (z_near - z_far)
     w_prev = np.zeros((size, size))
     for layer in range(2):
@@ -91,11 +103,10 @@ def reference_rasterize(size, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, lut,
                 perp = (wv - wu * u[b]) / bond_r[b]
                 nx, ny = perp[0], perp[1]
                 atom = bond_a[b] if wu < split[b] else bond_b[b]
-            ix = min(max(int((nx + 1.0) * half + 0.5), 0), nl - 1)
-            iy = min(max(int((ny + 1.0) * half + 0.5), 0), nl - 1)
+            diffuse, spec = _shade(nx, ny, light)
             t = min(max((z[y, x] - z_far) * inv_dz, 0.0), 1.0)
             f = w[y, x] * (1.0 - cue * (1.0 - t))
-            image[y, x] += (rgb[atom] * lut[iy, ix, 0] + lut[iy, ix, 1]) * f
+            image[y, x] += (rgb[atom] * diffuse + spec) * f
         w_prev = np.where(present, cov, 0.0) if layer == 0 else w_prev
     out = np.minimum(255.0, image * 255.0 + 0.5).astype(np.uint8)
     top = order[0]

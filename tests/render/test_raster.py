@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from misi_render._raster import rasterize
-from misi_render.render import DEPTH_CUE, TILE, lighting_table
+from misi_render.render import DEPTH_CUE, TILE, lighting
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference import reference_rasterize  # noqa: E402
@@ -39,19 +39,21 @@ def run_kernel(size, scene, tile=TILE):
     cx, cy, cz, rad, rgb, ba, bb, br = scene
     image = np.zeros((size, size, 3), np.uint8)
     visible = np.zeros(len(cx), bool)
-    rasterize(size, tile, cx, cy, cz, rad, rgb, ba, bb, br, lighting_table(), 30.0, -30.0, DEPTH_CUE, image, visible)
+    rasterize(size, tile, cx, cy, cz, rad, rgb, ba, bb, br, lighting(), 30.0, -30.0, DEPTH_CUE, image, visible)
     return image, visible
 
 
 def run_reference(size, scene):
     cx, cy, cz, rad, rgb, ba, bb, br = scene
-    return reference_rasterize(size, cx, cy, cz, rad, rgb, ba, bb, br, lighting_table(), 30.0, -30.0, DEPTH_CUE)
+    return reference_rasterize(size, cx, cy, cz, rad, rgb, ba, bb, br, lighting(), 30.0, -30.0, DEPTH_CUE)
 
 
 def assert_images_close(a, b):
     diff = np.abs(a.astype(int) - b.astype(int)).max(axis=2)
-    # same float64 operations -> normally identical; allow two pixels for a fragment exactly on an edge
-    assert (diff > 0).sum() <= 2, f"{(diff > 0).sum()} pixels differ, max {diff.max()}"
+    # same geometry in float64; x**n vs squaring may differ in the last bit, which can flip a rounding
+    # to 8 bits (diff 1); a fragment exactly on an edge may flip a couple of pixels
+    assert (diff > 1).sum() <= 2, f"{(diff > 1).sum()} pixels differ by more than 1, max {diff.max()}"
+    assert (diff > 0).mean() < 0.01
 
 
 @settings(max_examples=12, deadline=None)
