@@ -42,10 +42,12 @@ VDW_RADIUS: dict[str, float] = {
     "Hg": 1.55, "Tl": 1.96, "Pb": 2.02, "Bi": 2.07, "U": 1.86,
 }
 
-#: Metal and metal-ion elements (kept in pockets; never bonded by the covalent-radius rule).
+#: Metal and metal-ion elements, as ChimeraX lists them: kept in pockets, never bonded by the
+#: covalent-radius rule (their contacts are coordination), never H-bond donors or acceptors.
 METALS: frozenset[str] = frozenset(
-    "Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Rb Sr Y Zr Mo Ru Rh Pd Ag Cd In Sn Sb "
-    "Cs Ba La Gd Yb W Re Os Ir Pt Au Hg Tl Pb Bi U".split()
+    "Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb "
+    "Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po Fr Ra Ac "
+    "Th Pa U Np Pu Am Cm Bk Cf Es".split()
 )
 
 KNOWN_ELEMENTS: frozenset[str] = frozenset(COVALENT_RADIUS)

@@ -44,6 +44,7 @@ from scipy.spatial import cKDTree
 from misi_geom._hbond_criteria import Context, acceptor_ok, donor_ok
 from misi_geom._hbond_geometry import SULFUR_COMP, angle_deg, relax_params, triplet_distances_angles
 from misi_geom.complex import Complex
+from misi_geom.elements import METALS
 from misi_geom.hbond_types import HBondTyping, assign_hbond_types
 
 __all__ = ["HBond", "find_hbonds", "format_t4", "format_t9", "hbond_pairs", "DIST_SLOP", "ANGLE_SLOP"]
@@ -56,11 +57,6 @@ ANGLE_SLOP = 20.0
 _MAX_DA = 3.83
 #: Acceptors this close to a metal count as coordinated, Å; minimum donor-acceptor-metal angle.
 _METAL_DIST, _METAL_ANGLE = 4.0, 45.0
-_METALS = frozenset(
-    "Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb "
-    "Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po Fr Ra Ac "
-    "Th Pa U Np Pu Am Cm Bk Cf Es".split()
-)
 
 
 @dataclass(frozen=True)
@@ -170,7 +166,7 @@ def _interface_atoms(c: Complex, cutoff: float) -> np.ndarray:
         if i in res or j in res:
             res.update((i, j))
     res.update([r - 1 for r in res])  # the residue before tells whether an N starts a fragment
-    keep = lig | np.isin(c.res_index, list(res)) | np.isin(c.element, list(_METALS))
+    keep = lig | np.isin(c.res_index, list(res)) | np.isin(c.element, list(METALS))
     return np.flatnonzero(keep)
 
 
@@ -226,7 +222,7 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
         "theta_tau": _relaxed((2.48, 132), ds, da),
         "upsilon_tau": _relaxed((3.42, 90, -161, 125), ds, da),
     }
-    metals = np.flatnonzero(np.isin(c.element, list(_METALS))) if metal_rule else np.zeros(0, int)
+    metals = np.flatnonzero(np.isin(c.element, list(METALS))) if metal_rule else np.zeros(0, int)
     out = []
     for k, (d, h, a) in enumerate(triplets.tolist()):
         acc, don = typing.acceptor[a], typing.donor[d]
