@@ -25,7 +25,9 @@ buffers stay in cache and the output is byte-identical for any thread count.
 **Shading** is deferred to visible fragments: the surface normal is rebuilt from id and depth
 (its screen components; ``nz = sqrt(1 - nx² - ny²)``, in the antialiasing fringe the in-plane
 normal), then ``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess``
-(Blinn-Phong, white highlight) times a linear depth cue that darkens far surfaces.  Computed, not
+(Blinn-Phong, white highlight; skipped where it would stay under half an 8-bit level, i.e.
+``n.H <= (0.5 / 255 / specular) ** (1 / shininess)``) times a linear depth cue that darkens far
+surfaces.  Computed, not
 tabulated: a lookup table large enough to avoid banding does not stay in cache.
 """
 
@@ -200,6 +202,7 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                         X0, Y0, tw, th, z1, id1, c1, z2, id2, c2)  # fmt: skip
     ambient, kd, ks, shininess = light[0], light[1], light[2], int(light[3])
     lx, ly, lz, hx, hy, hz = light[4], light[5], light[6], light[7], light[8], light[9]
+    spec_min = (0.5 / 255.0 / max(ks, 1e-12)) ** (1.0 / max(shininess, 1))  # ks * x**n < half a level
     for p in range(th):
         sy = Y0 + p + 0.5
         for j in range(tw):
@@ -237,15 +240,16 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                 else:
                     nz = np.sqrt(1.0 - s2)
                 diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
-                ndh = max(nx * hx + ny * hy + nz * hz, 0.0)
-                spec = 1.0
-                e = shininess
-                while e > 0:  # ndh ** shininess by squaring
-                    if e & 1:
-                        spec *= ndh
-                    ndh *= ndh
-                    e >>= 1
-                spec *= ks
+                ndh = nx * hx + ny * hy + nz * hz
+                spec = 0.0
+                if ndh > spec_min:  # below it the highlight rounds to nothing
+                    spec = ks
+                    e = shininess
+                    while e > 0:  # ndh ** shininess by squaring
+                        if e & 1:
+                            spec *= ndh
+                        ndh *= ndh
+                        e >>= 1
                 f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
                 r += (rgb[atom, 0] * diffuse + spec) * f
                 g += (rgb[atom, 1] * diffuse + spec) * f

@@ -36,7 +36,9 @@ def _shade(nx, ny, light):
         nz = np.sqrt(1.0 - s2)
     ambient, kd, ks, shininess = light[:4]
     diffuse = ambient + kd * max(nx * light[4] + ny * light[5] + nz * light[6], 0.0)
-    spec = ks * max(nx * light[7] + ny * light[8] + nz * light[9], 0.0) ** shininess
+    ndh = nx * light[7] + ny * light[8] + nz * light[9]
+    spec_min = (0.5 / 255.0 / ks) ** (1.0 / shininess)  # documented cut: highlights under half a level
+    spec = ks * ndh**shininess if ndh > spec_min else 0.0
     return diffuse, spec
 
 
