@@ -19,12 +19,14 @@ ordered set does not depend on arrival order, so the image never depends on draw
 Resolve: ``colour = cov1 * shade1 + (1 - cov1) * cov2 * shade2`` over a black background.
 
 **Tiles.**  Primitives are binned to square tiles by bounding box; each tile is drawn and resolved
-on its own into its own part of the image (``prange`` over rows of tiles, no shared writes), so
-buffers stay in cache and the output is byte-identical for any thread count.
+on its own into its own part of the image, so buffers stay in cache.  :func:`rasterize` walks the
+tiles in one thread (the default: no threading layer to start, safe under ``fork`` and concurrent
+Python threads); :func:`rasterize_parallel` spreads rows of tiles over numba's threads with
+``prange`` (no shared writes), and its output is byte-identical for any thread count.
 
 **Shading** is deferred to visible fragments: the surface normal is rebuilt from id and depth
-(its screen components; ``nz = sqrt(1 - nx² - ny²)``, in the antialiasing fringe the in-plane
-normal), then ``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess``
+(sphere: offset from the centre over the radius; stick: offset from the axis over the radius; in
+the antialiasing fringe outside the silhouette, the in-plane normal), then ``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess``
 (Blinn-Phong, white highlight; skipped where it would stay under half an 8-bit level, i.e.
 ``n.H <= (0.5 / 255 / specular) ** (1 / shininess)``) times a linear depth cue that darkens far
 surfaces.  Computed, not
@@ -36,7 +38,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["rasterize"]
+__all__ = ["rasterize", "rasterize_parallel", "stick_params"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _PJIT = dict(_JIT, parallel=True)
@@ -179,7 +181,7 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id
 
 @nb.njit(**_JIT)
 def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
-               bond_a, bond_b, bond_r, bp, light, z_far, inv_dz, cue, image, visible,
+               bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible,
                z1, id1, c1, z2, id2, c2):  # fmt: skip
     """Draw, shade and resolve one tile, using the (tile, tile) buffers given (reset here).
 
@@ -220,25 +222,25 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                     if w1 >= 1.0 or z2[p, j] == -np.inf:
                         break
                     idx, w, z = id2[p, j], (1.0 - w1) * c2[p, j], z2[p, j]
-                if idx < n:  # sphere: normal from the offset to the centre
-                    inv = 1.0 / rad[idx]
+                if idx < n:  # sphere: normal = offset from the centre / radius
+                    inv = inv_rad[idx]
                     nx = (sx - cx[idx]) * inv
                     ny = (sy - cy[idx]) * inv
+                    nz = (z - cz[idx]) * inv
                     atom = idx
-                else:  # stick: normal = offset from the axis; colour of the nearer end's atom
+                else:  # stick: normal = offset from the axis / radius; colour of the nearer end's atom
                     b = idx - n
                     wx, wy, wz = sx - bp[b, 0], sy - bp[b, 1], z - bp[b, 2]
                     wu = wx * bp[b, 3] + wy * bp[b, 4] + wz * bp[b, 5]
-                    inv = 1.0 / bond_r[b]
+                    inv = bp[b, 8]
                     nx = (wx - wu * bp[b, 3]) * inv
                     ny = (wy - wu * bp[b, 4]) * inv
+                    nz = (wz - wu * bp[b, 5]) * inv
                     atom = bond_a[b] if wu < bp[b, 7] else bond_b[b]
                 s2 = nx * nx + ny * ny
-                if s2 > 1.0:  # antialiasing fringe: silhouette normal
+                if s2 > 1.0:  # antialiasing fringe, outside the silhouette: silhouette normal
                     sc = 1.0 / np.sqrt(s2)
                     nx, ny, nz = nx * sc, ny * sc, 0.0
-                else:
-                    nz = np.sqrt(1.0 - s2)
                 diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
                 ndh = nx * hx + ny * hy + nz * hz
                 spec = 0.0
@@ -270,14 +272,14 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
 
 @nb.njit(**_JIT)
 def stick_params(cx, cy, cz, rad, bond_a, bond_b, bond_r):
-    """Per-bond trimmed cylinder: ``(Ax, Ay, Az, ux, uy, uz, length, split)`` float64 (B, 8).
+    """Per-bond trimmed cylinder: ``(Ax, Ay, Az, ux, uy, uz, length, split, 1/rho)`` float64 (B, 9).
 
     The cylinder starts where the bond leaves ball ``a`` and ends where it enters ball ``b``;
     ``split`` is the axis parameter of the bond midpoint, where the colour changes from atom ``a``
     to atom ``b``.  Length 0 means nothing to draw.
     """
     nb_ = bond_a.shape[0]
-    bp = np.zeros((nb_, 8))
+    bp = np.zeros((nb_, 9))
     for b in range(nb_):
         a0, a1 = bond_a[b], bond_b[b]
         dx, dy, dz = cx[a1] - cx[a0], cy[a1] - cy[a0], cz[a1] - cz[a0]
@@ -294,35 +296,13 @@ def stick_params(cx, cy, cz, rad, bond_a, bond_b, bond_r):
         bp[b, 3], bp[b, 4], bp[b, 5] = ux, uy, uz
         bp[b, 6] = s1 - s0
         bp[b, 7] = 0.5 * ln - s0
+        bp[b, 8] = 1.0 / rho
     return bp
 
 
-@nb.njit(**_PJIT)
-def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z_near, z_far, cue, image, visible):
-    """Draw spheres and sticks into ``image`` and flag visible atoms.
-
-    Parameters
-    ----------
-    size, tile : int
-        Image width = height and tile edge, pixels.
-    cx, cy, cz, rad : float64 (n,)
-        Sphere centres and radii in pixels (depth ``cz`` larger = nearer); ``rad <= 0`` = not drawn.
-    rgb : float64 (n, 3)
-        Atom colours in [0, 1].
-    bond_a, bond_b : int64 (B,)
-        Stick end atoms (both drawn); each half takes its own atom's colour.
-    bond_r : float64 (B,)
-        Stick radii in pixels.
-    light : float64 (10,)
-        ``ambient, diffuse, specular, shininess (integer), L (3,), H (3,)``: weights, Blinn-Phong
-        exponent, unit light and half vectors in screen axes (x right, y down, z to the viewer).
-    z_near, z_far, cue : float
-        Depth-cue range (pixels) and strength: colour factor ``1 - cue`` at ``z_far``, 1 at ``z_near``.
-    image : uint8 (size, size, 3)
-        Output, written tile by tile (pixels left untouched where nothing is drawn).
-    visible : bool (n,)
-        Output: set True for atoms that are the nearest fragment at their centre pixel.
-    """
+@nb.njit(**_JIT)
+def _setup(size, tile, cx, cy, cz, rad, bond_a, bond_b, bond_r):
+    """Stick geometry and the per-tile primitive lists (front to back)."""
     n = cx.shape[0]
     nb_ = bond_a.shape[0]
     bp = stick_params(cx, cy, cz, rad, bond_a, bond_b, bond_r)
@@ -354,22 +334,75 @@ def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z
             x1[q] = min(lim, int(np.floor(hix)))
             y0[q] = max(0, int(np.floor(loy)))
             y1[q] = min(lim, int(np.floor(hiy)))
-    inv_dz = 1.0 / (z_near - z_far) if z_near > z_far else 0.0
     ntiles_x = (size + tile - 1) // tile
     # front to back, so that most hidden fragments are rejected before any work (the result does
     # not depend on the order; it only makes the early rejection effective)
     order = np.argsort(-zmax, kind="mergesort")
     start, items = _bin_primitives(x0, x1, y0, y1, order, ntiles_x, tile)
-    for ty in nb.prange(ntiles_x):  # one row of tiles per task; buffers allocated once per row
-        z1 = np.empty((tile, tile))
-        z2 = np.empty((tile, tile))
-        id1 = np.empty((tile, tile), dtype=np.int64)
-        id2 = np.empty((tile, tile), dtype=np.int64)
-        c1 = np.empty((tile, tile))
-        c2 = np.empty((tile, tile))
-        for tx in range(ntiles_x):
-            t = ty * ntiles_x + tx
-            if start[t + 1] > start[t]:
-                _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
-                           bond_a, bond_b, bond_r, bp, light, z_far, inv_dz, cue, image, visible,
-                           z1, id1, c1, z2, id2, c2)  # fmt: skip
+    inv_rad = np.zeros(n)
+    for i in range(n):
+        if rad[i] > 0.0:
+            inv_rad[i] = 1.0 / rad[i]
+    return bp, inv_rad, start, items, ntiles_x
+
+
+@nb.njit(**_JIT)
+def _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+              bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible):  # fmt: skip
+    """Draw one row of tiles with buffers allocated once for the row."""
+    z1 = np.empty((tile, tile))
+    z2 = np.empty((tile, tile))
+    id1 = np.empty((tile, tile), dtype=np.int64)
+    id2 = np.empty((tile, tile), dtype=np.int64)
+    c1 = np.empty((tile, tile))
+    c2 = np.empty((tile, tile))
+    for tx in range(ntiles_x):
+        t = ty * ntiles_x + tx
+        if start[t + 1] > start[t]:
+            _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+                       bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible,
+                       z1, id1, c1, z2, id2, c2)  # fmt: skip
+
+
+@nb.njit(**_JIT)
+def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z_near, z_far, cue, image, visible):
+    """Draw spheres and sticks into ``image`` and flag visible atoms.
+
+    Parameters
+    ----------
+    size, tile : int
+        Image width = height and tile edge, pixels.
+    cx, cy, cz, rad : float64 (n,)
+        Sphere centres and radii in pixels (depth ``cz`` larger = nearer); ``rad <= 0`` = not drawn.
+    rgb : float64 (n, 3)
+        Atom colours in [0, 1].
+    bond_a, bond_b : int64 (B,)
+        Stick end atoms (both drawn); each half takes its own atom's colour.
+    bond_r : float64 (B,)
+        Stick radii in pixels.
+    light : float64 (10,)
+        ``ambient, diffuse, specular, shininess (integer), L (3,), H (3,)``: weights, Blinn-Phong
+        exponent, unit light and half vectors in screen axes (x right, y down, z to the viewer).
+    z_near, z_far, cue : float
+        Depth-cue range (pixels) and strength: colour factor ``1 - cue`` at ``z_far``, 1 at ``z_near``.
+    image : uint8 (size, size, 3)
+        Output, written tile by tile (pixels left untouched where nothing is drawn).
+    visible : bool (n,)
+        Output: set True for atoms that are the nearest fragment at their centre pixel.
+    """
+    bp, inv_rad, start, items, ntiles_x = _setup(size, tile, cx, cy, cz, rad, bond_a, bond_b, bond_r)
+    inv_dz = 1.0 / (z_near - z_far) if z_near > z_far else 0.0
+    for ty in range(ntiles_x):
+        _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+                  bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible)  # fmt: skip
+
+
+@nb.njit(**_PJIT)
+def rasterize_parallel(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z_near, z_far, cue, image,
+                       visible):  # fmt: skip
+    """:func:`rasterize` with rows of tiles spread over numba's threads (same output, byte for byte)."""
+    bp, inv_rad, start, items, ntiles_x = _setup(size, tile, cx, cy, cz, rad, bond_a, bond_b, bond_r)
+    inv_dz = 1.0 / (z_near - z_far) if z_near > z_far else 0.0
+    for ty in nb.prange(ntiles_x):  # rows write disjoint parts of image and visible
+        _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
+                  bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible)  # fmt: skip

@@ -14,6 +14,7 @@ darker).  Antialiasing: analytic edge coverage with two depth layers per pixel (
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
@@ -22,7 +23,7 @@ import numpy as np
 from misi_geom import SE3, Camera, Complex, ScreenCoords, fit_camera, view_rotation
 from misi_geom.camera import Projection
 from misi_render import labels as _labels
-from misi_render._raster import rasterize
+from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
@@ -32,6 +33,10 @@ Style = Literal["ball-and-stick", "spacefill"]
 
 #: Tile edge in pixels for the rasterizer.
 TILE = 32
+#: Use the multi-threaded kernel (``MISI_RENDER_PARALLEL=1``).  Off by default: dataset generation
+#: parallelises over processes, and the single-threaded kernel needs no threading layer (safe with
+#: ``fork`` and concurrent Python threads).  Both give byte-identical images.
+PARALLEL = os.environ.get("MISI_RENDER_PARALLEL", "0") == "1"
 #: Lighting: ambient, diffuse and specular weights, Blinn-Phong exponent, light direction
 #: (screen axes: x right, y down, z toward the viewer) and depth-cue strength.
 AMBIENT, DIFFUSE, SPECULAR, SHININESS = 0.32, 0.72, 0.30, 40
@@ -106,8 +111,13 @@ def _prepare(c: Complex, style: str) -> _Scene:
     return _Scene(drawn, np.ascontiguousarray(atom_colors(c)), radius, np.ascontiguousarray(b), stick_radii(c, b))
 
 
-def draw_scene(scene: _Scene, screen: ScreenCoords, camera: Camera) -> tuple[np.ndarray, np.ndarray]:
-    """Rasterize one projected scene; returns ``(image uint8 (size, size, 3), visible bool (N,))``."""
+def draw_scene(
+    scene: _Scene, screen: ScreenCoords, camera: Camera, parallel: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rasterize one projected scene; returns ``(image uint8 (size, size, 3), visible bool (N,))``.
+
+    ``parallel`` picks the multi-threaded kernel (default :data:`PARALLEL`); the pixels are the same.
+    """
     size = int(camera.size)
     k = screen.px_per_A
     drawn = scene.drawn & screen.in_front & np.isfinite(k)
@@ -125,7 +135,8 @@ def draw_scene(scene: _Scene, screen: ScreenCoords, camera: Camera) -> tuple[np.
     z_near, z_far = camera.radius * k_ref, -camera.radius * k_ref
     image = np.zeros((size, size, 3), dtype=np.uint8)
     visible = np.zeros(len(cx), dtype=np.bool_)
-    rasterize(size, TILE, cx, cy, cz, rad, scene.rgb, bond_a, bond_b, bond_r,
+    kernel = rasterize_parallel if (PARALLEL if parallel is None else parallel) else rasterize
+    kernel(size, TILE, cx, cy, cz, rad, scene.rgb, bond_a, bond_b, bond_r,
               lighting(), float(z_near), float(z_far), DEPTH_CUE, image, visible)  # fmt: skip
     return image, visible & drawn
 
