@@ -2,7 +2,8 @@
 
 ``load_sample(pdb_id)`` reads a bundled sample complex with ``misi_geom.io.load_complex`` when that
 loader exists, else with the minimal pocket-PDB + ligand-mol2 reader below (enough for drawing:
-waters dropped, pocket bonds from covalent radii).
+waters dropped, pocket bonds from covalent radii).  The minimal readers also build the benchmark's
+1000-atom pocket from a protein file.
 """
 
 from __future__ import annotations
@@ -64,10 +65,8 @@ def read_pocket_pdb(path: Path) -> Complex:
 
 def read_ligand_mol2(path: Path, res_index: int) -> Complex:
     text = Path(path).read_text()
-    atoms = text.split("@<TRIPOS>ATOM")[1].split("@<TRIPOS>")[0].split()
     bond_part = text.split("@<TRIPOS>BOND")[1].split("@<TRIPOS>")[0].strip().splitlines()
     atom_lines = [ln.split() for ln in text.split("@<TRIPOS>ATOM")[1].split("@<TRIPOS>")[0].strip().splitlines()]
-    del atoms
     coord = np.array([[float(a[2]), float(a[3]), float(a[4])] for a in atom_lines])
     element = [a[5].split(".")[0] for a in atom_lines]
     element = [e[:1].upper() + e[1:].lower() for e in element]
@@ -102,7 +101,6 @@ def big_scene(n_heavy: int = 1000) -> Complex:
         c = load_sample(pid)
         c = c if i == 0 else c.pocket
         c = c.with_coord(c.coord - c.coord.mean(axis=0) + shift)
-        c = Complex.concatenate([c]) if False else c
         parts.append(
             Complex(**{f: getattr(c, f) for f in ("coord", "element", "atom_name", "res_name", "res_id", "ins_code",
                                                    "chain_id", "is_ligand", "is_hydrogen", "formal_charge", "atom_type",

@@ -225,3 +225,14 @@ def test_nothing_to_draw_raises():
         render_views(atoms([[0.0, 0, 0]], ["H"]))
     with pytest.raises(TypeError):
         render_views(np.zeros((3, 3)))
+
+
+def test_orthographic_zoom_magnifies_about_the_centre():
+    c = atoms([[2.0, 0.0, 0.0], [-2.0, 1.0, 0.5]], ["C", "N"])
+    (a,) = render_views(c, camera=CAM, style="spacefill", ligand_labels=False)
+    zoomed = CAM.zoomed(20.0)
+    (b,) = render_views(c, camera=zoomed, style="spacefill", ligand_labels=False)
+    m = zoomed.magnification
+    assert np.allclose(b.screen.x_px - 64, (a.screen.x_px - 64) * m)
+    area_a, area_b = ((v.image.max(axis=2) > 0).sum() for v in (a, b))
+    assert area_b / area_a == pytest.approx(m**2, rel=0.1)
