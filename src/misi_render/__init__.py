@@ -21,7 +21,7 @@ from misi_render.palette import (
     element_color,
 )
 from misi_render.png import PNG_COMPRESS_LEVEL, encode_png, save_png
-from misi_render.render import RenderedView, Style, render_views
+from misi_render.render import RenderedView, Style, render_views, warm_up
 
 __all__ = [
     "BALL_SCALE",
@@ -37,4 +37,5 @@ __all__ = [
     "encode_png",
     "render_views",
     "save_png",
+    "warm_up",
 ]

@@ -27,7 +27,7 @@ from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
-__all__ = ["RenderedView", "Style", "render_views", "draw_scene", "lighting", "TILE"]
+__all__ = ["RenderedView", "Style", "render_views", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
 
 Style = Literal["ball-and-stick", "spacefill"]
 
@@ -256,3 +256,19 @@ def _draw_view_labels(c, scene, screen, visible, camera, residue_labels, ligand_
     key = visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue)))
     obstacles = np.column_stack([screen.x_px[key], screen.y_px[key]])
     return _labels.draw_labels(image, reqs, _labels.place_labels(reqs, camera.size, obstacles))
+
+
+def warm_up() -> None:
+    """Load (or, on a cold cache, compile) every numba kernel by drawing a tiny labelled scene.
+
+    Call once per worker process before timing-sensitive work; rendering calls it implicitly.
+    """
+    c = Complex.from_atoms(
+        np.array([[0.0, 0.0, 0.0], [1.4, 0.0, 0.0], [2.0, 1.2, 0.0]]), ["C", "N", "O"],
+        bonds=[(0, 1), (1, 2)], is_ligand=[False, False, True], res_index=[0, 0, 1],
+    )  # fmt: skip
+    for parallel in (False, True) if PARALLEL else (False,):
+        render_views(c, ("front",), size=32)
+        scene = _prepare(c, "ball-and-stick")
+        cam = fit_camera(c.coord, 32)
+        draw_scene(scene, cam.project(cam.to_camera_frame(c.coord)), cam, parallel=parallel)

@@ -236,3 +236,9 @@ def test_orthographic_zoom_magnifies_about_the_centre():
     assert np.allclose(b.screen.x_px - 64, (a.screen.x_px - 64) * m)
     area_a, area_b = ((v.image.max(axis=2) > 0).sum() for v in (a, b))
     assert area_b / area_a == pytest.approx(m**2, rel=0.1)
+
+
+def test_warm_up_runs():
+    from misi_render import warm_up
+
+    warm_up()
