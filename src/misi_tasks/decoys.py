@@ -20,7 +20,10 @@ import numpy as np
 
 from misi_tasks.commands import Command, Move, Roll
 
-__all__ = ["SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy", "image_similarity"]
+__all__ = [
+    "SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy",
+    "grey_thumbnail", "thumbnail_similarity", "image_similarity",
+]
 
 #: A decoy image whose SSIM to the correct image reaches this is redrawn.
 SSIM_MAX = 0.95
@@ -70,16 +73,25 @@ def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator) 
     raise ValueError(f"decoy scheme must be 1, 2 or 3, got {scheme}")
 
 
-def _grey_small(image: np.ndarray) -> np.ndarray:
-    """Grey image in [0, 1], box-averaged down to about ``SSIM_SIZE`` px (fast; no resampling filter)."""
-    grey = image.mean(axis=2, dtype=np.float32) / np.float32(255.0)
-    f = max(1, grey.shape[0] // SSIM_SIZE)
-    h, w = (grey.shape[0] // f) * f, (grey.shape[1] // f) * f
-    return grey[:h, :w].reshape(h // f, f, w // f, f).mean(axis=(1, 3))
+def grey_thumbnail(image: np.ndarray) -> np.ndarray:
+    """Grey image in [0, 1] (float64), box-averaged down to about ``SSIM_SIZE`` px.
+
+    One integer pass over the RGB bytes (no resampling filter), so it is cheap enough to run for
+    every candidate decoy.
+    """
+    f = max(1, image.shape[0] // SSIM_SIZE)
+    h, w = (image.shape[0] // f) * f, (image.shape[1] // f) * f
+    total = image[:h, :w].reshape(h // f, f, w // f, f, -1).sum(axis=(1, 3, 4), dtype=np.uint32)
+    return total / (255.0 * f * f * image.shape[2])
+
+
+def thumbnail_similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """SSIM of two :func:`grey_thumbnail` images."""
+    from skimage.metrics import structural_similarity
+
+    return float(structural_similarity(a, b, data_range=1.0))
 
 
 def image_similarity(a: np.ndarray, b: np.ndarray) -> float:
     """SSIM of two RGB uint8 images after grey conversion and downsampling to ``SSIM_SIZE``."""
-    from skimage.metrics import structural_similarity
-
-    return float(structural_similarity(_grey_small(a), _grey_small(b), data_range=1.0))
+    return thumbnail_similarity(grey_thumbnail(a), grey_thumbnail(b))

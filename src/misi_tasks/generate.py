@@ -164,7 +164,7 @@ def _process_complex(args: tuple) -> dict[str, Any]:
             items, why = [], f"error {type(exc).__name__}: {exc} ({traceback.format_exc(limit=-1).strip().splitlines()[-1]})"
         if why:
             report["skips"][task] = why
-        work.write_unit(cid, task, {"items": items, "skip": why})
+        work.write_unit(cid, task, items, why)
     return report
 
 
@@ -184,18 +184,74 @@ def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "
 
 
 # --- assembly --------------------------------------------------------------------------------
+def _letters(n: int, seed: int, task: str, split: str) -> list[int]:
+    """Balanced correct-letter indices for ``n`` items: A-D cycled, then shuffled with the seed."""
+    perm = rng_for(seed, "letters", task, split).permutation(n)
+    return [int(p) % 4 for p in perm]
+
+
 def _assign_letters(items: list[Item], seed: int, task: str, split: str) -> list[Item]:
-    """Balance the correct letters: cycle A-D over the sorted items, then shuffle with the seed."""
-    letters = [k % 4 for k in range(len(items))]
-    perm = rng_for(seed, "letters", task, split).permutation(len(items))
-    return [item.assign_letter(letters[p]) for item, p in zip(items, perm)]
+    """Give every MC item its balanced correct letter (see :func:`_letters`)."""
+    return [item.assign_letter(k) for item, k in zip(items, _letters(len(items), seed, task, split))]
+
+
+def _tiny_indices(n: int, seed: int, task: str) -> list[int]:
+    if n <= TINY_PER_TASK:
+        return list(range(n))
+    return sorted(int(k) for k in rng_for(seed, "tiny", task).choice(n, TINY_PER_TASK, replace=False))
 
 
 def _select_tiny(items: list[Item], seed: int, task: str) -> list[Item]:
-    if len(items) <= TINY_PER_TASK:
-        return items
-    keep = sorted(rng_for(seed, "tiny", task).choice(len(items), TINY_PER_TASK, replace=False))
-    return [items[k] for k in keep]
+    return [items[k] for k in _tiny_indices(len(items), seed, task)]
+
+
+class _UnitReader:
+    """Loads items by (complex, position), keeping only the current unit in memory."""
+
+    def __init__(self, work: WorkDir, task: str) -> None:
+        self.work, self.task, self.cid, self.items = work, task, None, []
+
+    def get(self, cid: str, k: int) -> Item:
+        if cid != self.cid:
+            self.cid, self.items = cid, self.work.read_unit(cid, self.task)
+        return self.items[k]
+
+
+def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
+              summary: "GenerateSummary") -> None:
+    """Write the shards of one (task, split), one shard in memory at a time."""
+    from misi_tasks.dataset import shard_paths, write_shard
+
+    refs: list[tuple[str, int, int]] = []  # (complex, position in its unit, images)
+    for cid in cids:
+        if not work.has_unit(cid, task):
+            continue
+        index = work.read_index(cid, task)
+        refs += [(cid, k, n) for k, n in enumerate(index["images"])]
+        if index["skip"]:
+            summary.task_skips[task].append(f"{cid}: {index['skip']}")
+    if cfg.tiny:
+        refs = [refs[k] for k in _tiny_indices(len(refs), cfg.seed, task)]
+    letters = _letters(len(refs), cfg.seed, task, split) if task in MC_TASKS else None
+    summary.items[(task, split)] = len(refs)
+    summary.images[(task, split)] = sum(n for _, _, n in refs)
+    if not refs:
+        return
+    n_shards = -(-len(refs) // ROWS_PER_SHARD)
+    reader = _UnitReader(work, task)
+    for s, path in enumerate(shard_paths(cfg.out_dir, task, split, n_shards)):
+        rel = str(path.relative_to(cfg.out_dir))
+        if state["shards_done"].get(rel) and path.is_file():
+            summary.shards_skipped += 1
+            continue
+        rows = []
+        for k in range(s * ROWS_PER_SHARD, min(len(refs), (s + 1) * ROWS_PER_SHARD)):
+            item = reader.get(refs[k][0], refs[k][1])
+            rows.append((item.assign_letter(letters[k]) if letters else item).to_row())
+        write_shard(rows, path)
+        state["shards_done"][rel] = True
+        work.save_state(state)
+        summary.shards.append(rel)
 
 
 def _plan(cfg: GenerateConfig):
@@ -222,7 +278,6 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     from tqdm import tqdm
 
     from misi_tasks.card import write_card
-    from misi_tasks.dataset import shard_paths, write_shard
 
     t0 = time.perf_counter()
     by_id, splits = _plan(cfg)
@@ -252,36 +307,10 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
         if r["error"]:
             summary.failed_complexes[r["complex"]] = r["error"]
 
-    # assemble shards per (task, split)
     for task in cfg.tasks:
         for split in sorted(set(splits.values())):
             cids = [c for c in sorted(by_id) if splits[c] == split and c not in summary.failed_complexes]
-            items: list[Item] = []
-            for cid in cids:
-                if not work.has_unit(cid, task):
-                    continue
-                unit = work.read_unit(cid, task)
-                items += unit["items"]
-                if unit["skip"]:
-                    summary.task_skips[task].append(f"{cid}: {unit['skip']}")
-            if cfg.tiny:
-                items = _select_tiny(items, cfg.seed, task)
-            if task in MC_TASKS:
-                items = _assign_letters(items, cfg.seed, task, split)
-            summary.items[(task, split)] = len(items)
-            summary.images[(task, split)] = sum(len(i.images) for i in items)
-            if not items:
-                continue
-            n_shards = -(-len(items) // ROWS_PER_SHARD)
-            for k, path in enumerate(shard_paths(cfg.out_dir, task, split, n_shards)):
-                rel = str(path.relative_to(cfg.out_dir))
-                if state["shards_done"].get(rel) and path.is_file():
-                    summary.shards_skipped += 1
-                    continue
-                write_shard([i.to_row() for i in items[k * ROWS_PER_SHARD:(k + 1) * ROWS_PER_SHARD]], path)
-                state["shards_done"][rel] = True
-                work.save_state(state)
-                summary.shards.append(rel)
+            _assemble(cfg, work, state, task, split, cids, summary)
     summary.seconds = time.perf_counter() - t0
     write_card(cfg, summary)
     return summary

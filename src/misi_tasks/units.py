@@ -1,7 +1,8 @@
 """Per-complex work units of a generation run: how an interrupted run resumes.
 
 Each complex's items for one task are pickled to ``OUT/.misi-gen/units/<complex>/<task>.pkl``
-(atomically) as soon as they exist; a rerun with the same fingerprint skips complexes whose units
+(atomically) as soon as they exist, followed by a small ``<task>.json`` index (item and image
+counts) that lets shards be assembled one at a time without holding a whole task in memory; a rerun with the same fingerprint skips complexes whose units
 are complete.  ``OUT/.misi-gen/state.json`` holds the run fingerprint and the finished shards.
 """
 
@@ -64,13 +65,23 @@ class WorkDir:
     def unit_path(self, complex_id: str, task: str) -> Path:
         return self.root / "units" / complex_id / f"{task}.pkl"
 
+    def index_path(self, complex_id: str, task: str) -> Path:
+        return self.unit_path(complex_id, task).with_suffix(".json")
+
     def has_unit(self, complex_id: str, task: str) -> bool:
-        return self.unit_path(complex_id, task).is_file()
+        """A unit is complete once its small JSON index exists (it is written last)."""
+        return self.index_path(complex_id, task).is_file() and self.unit_path(complex_id, task).is_file()
 
-    def write_unit(self, complex_id: str, task: str, payload: dict[str, Any]) -> None:
-        atomic_write_bytes(self.unit_path(complex_id, task), pickle.dumps(payload, protocol=5))
+    def write_unit(self, complex_id: str, task: str, items: list, skip: str | None) -> None:
+        """Pickle the items, then write the index: ``{"images": [per-item image count], "skip": why}``."""
+        atomic_write_bytes(self.unit_path(complex_id, task), pickle.dumps(items, protocol=5))
+        index = {"images": [len(i.images) + len(i.option_images) for i in items], "skip": skip}
+        atomic_write_bytes(self.index_path(complex_id, task), json.dumps(index).encode())
 
-    def read_unit(self, complex_id: str, task: str) -> dict[str, Any]:
+    def read_index(self, complex_id: str, task: str) -> dict[str, Any]:
+        return json.loads(self.index_path(complex_id, task).read_text())
+
+    def read_unit(self, complex_id: str, task: str) -> list:
         with open(self.unit_path(complex_id, task), "rb") as fh:
             return pickle.load(fh)
 

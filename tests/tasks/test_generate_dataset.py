@@ -60,7 +60,7 @@ def test_output_does_not_depend_on_workers_and_resumes_identically(reference, tm
     assert _digest(two) == _digest(ref_out)
     # simulate an interruption: a shard and one complex's unit are lost, then rerun
     (two / "data" / "docking" / "test-00000-of-00001.parquet").unlink()
-    (two / ".misi-gen" / "units" / "2pyy" / "docking.pkl").unlink()
+    (two / ".misi-gen" / "units" / "2pyy" / "docking.json").unlink()  # the unit was being written
     state = json.loads((two / ".misi-gen" / "state.json").read_text())
     state["shards_done"].pop("data/docking/test-00000-of-00001.parquet")
     (two / ".misi-gen" / "state.json").write_text(json.dumps(state))

@@ -13,7 +13,7 @@ import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
 from misi_tasks.commands import Command, Move, Roll, format_commands, sequence_motion
-from misi_tasks.decoys import SSIM_MAX, image_similarity, t5t6_decoy
+from misi_tasks.decoys import SSIM_MAX, grey_thumbnail, t5t6_decoy, thumbnail_similarity
 from misi_tasks.items import Item
 from misi_tasks.prompts import PROMPTS
 from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
@@ -40,6 +40,7 @@ class PairChoiceTask(TaskGenerator):
     def choose_options(self, query: Scene, base: SE3, pair, rng):
         """(options as pairs, their renders) with the correct pair first, or raise TaskSkipped."""
         (correct,) = query.render(["front"], motion=self.option_motion(pair, base))
+        correct_thumb = grey_thumbnail(correct.image)
         chosen, renders = [pair], [correct]
         motions = [self.option_motion(pair, base)]
         for scheme in (1, 2, 3):
@@ -49,7 +50,7 @@ class PairChoiceTask(TaskGenerator):
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
                 (rv,) = query.render(["front"], motion=m)
-                if image_similarity(rv.image, correct.image) >= self.params["ssim_max"]:
+                if thumbnail_similarity(grey_thumbnail(rv.image), correct_thumb) >= self.params["ssim_max"]:
                     continue
                 chosen.append(cand)
                 renders.append(rv)
