@@ -29,8 +29,10 @@ __all__ = ["GenerateConfig", "GenerateSummary", "generate_dataset", "generate_it
 
 #: Items per task in a ``--tiny`` run (the paper's Tiny subset).
 TINY_PER_TASK = 50
-#: Rows per Parquet shard.
-ROWS_PER_SHARD = 250
+#: A shard closes once its images reach this many bytes (the writer holds about 3x in memory) ...
+SHARD_BYTES = 128 * 2**20
+#: ... or this many rows.
+ROWS_PER_SHARD = 1000
 
 
 @dataclass(frozen=True)
@@ -190,19 +192,22 @@ def _letters(n: int, seed: int, task: str, split: str) -> list[int]:
     return [int(p) % 4 for p in perm]
 
 
-def _assign_letters(items: list[Item], seed: int, task: str, split: str) -> list[Item]:
-    """Give every MC item its balanced correct letter (see :func:`_letters`)."""
-    return [item.assign_letter(k) for item, k in zip(items, _letters(len(items), seed, task, split))]
-
-
 def _tiny_indices(n: int, seed: int, task: str) -> list[int]:
     if n <= TINY_PER_TASK:
         return list(range(n))
     return sorted(int(k) for k in rng_for(seed, "tiny", task).choice(n, TINY_PER_TASK, replace=False))
 
 
-def _select_tiny(items: list[Item], seed: int, task: str) -> list[Item]:
-    return [items[k] for k in _tiny_indices(len(items), seed, task)]
+def _shard_bounds(item_bytes: list[int]) -> list[tuple[int, int]]:
+    """Consecutive [lo, hi) item ranges, each closed at :data:`SHARD_BYTES` or :data:`ROWS_PER_SHARD`."""
+    bounds, lo, size = [], 0, 0
+    for k, b in enumerate(item_bytes):
+        if k > lo and (size + b > SHARD_BYTES or k - lo >= ROWS_PER_SHARD):
+            bounds.append((lo, k))
+            lo, size = k, 0
+        size += b
+    bounds.append((lo, len(item_bytes)))
+    return bounds
 
 
 class _UnitReader:
@@ -222,30 +227,30 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
     """Write the shards of one (task, split), one shard in memory at a time."""
     from misi_tasks.dataset import shard_paths, write_shard
 
-    refs: list[tuple[str, int, int]] = []  # (complex, position in its unit, images)
+    refs: list[tuple[str, int, int, int]] = []  # (complex, position in its unit, images, bytes)
     for cid in cids:
         if not work.has_unit(cid, task):
             continue
         index = work.read_index(cid, task)
-        refs += [(cid, k, n) for k, n in enumerate(index["images"])]
+        refs += [(cid, k, n, b) for k, (n, b) in enumerate(zip(index["images"], index["bytes"]))]
         if index["skip"]:
             summary.task_skips[task].append(f"{cid}: {index['skip']}")
     if cfg.tiny:
         refs = [refs[k] for k in _tiny_indices(len(refs), cfg.seed, task)]
     letters = _letters(len(refs), cfg.seed, task, split) if task in MC_TASKS else None
     summary.items[(task, split)] = len(refs)
-    summary.images[(task, split)] = sum(n for _, _, n in refs)
+    summary.images[(task, split)] = sum(r[2] for r in refs)
     if not refs:
         return
-    n_shards = -(-len(refs) // ROWS_PER_SHARD)
+    bounds = _shard_bounds([r[3] for r in refs])
     reader = _UnitReader(work, task)
-    for s, path in enumerate(shard_paths(cfg.out_dir, task, split, n_shards)):
+    for (lo, hi), path in zip(bounds, shard_paths(cfg.out_dir, task, split, len(bounds))):
         rel = str(path.relative_to(cfg.out_dir))
         if state["shards_done"].get(rel) and path.is_file():
             summary.shards_skipped += 1
             continue
         rows = []
-        for k in range(s * ROWS_PER_SHARD, min(len(refs), (s + 1) * ROWS_PER_SHARD)):
+        for k in range(lo, hi):
             item = reader.get(refs[k][0], refs[k][1])
             rows.append((item.assign_letter(letters[k]) if letters else item).to_row())
         write_shard(rows, path)

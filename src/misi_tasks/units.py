@@ -73,9 +73,14 @@ class WorkDir:
         return self.index_path(complex_id, task).is_file() and self.unit_path(complex_id, task).is_file()
 
     def write_unit(self, complex_id: str, task: str, items: list, skip: str | None) -> None:
-        """Pickle the items, then write the index: ``{"images": [per-item image count], "skip": why}``."""
+        """Pickle the items, then write the index: per-item image counts and PNG bytes, and why a
+        task made no items (``{"images": [...], "bytes": [...], "skip": why}``)."""
         atomic_write_bytes(self.unit_path(complex_id, task), pickle.dumps(items, protocol=5))
-        index = {"images": [len(i.images) + len(i.option_images) for i in items], "skip": skip}
+        index = {
+            "images": [len(i.images) + len(i.option_images) for i in items],
+            "bytes": [sum(map(len, i.images)) + sum(map(len, i.option_images)) for i in items],
+            "skip": skip,
+        }
         atomic_write_bytes(self.index_path(complex_id, task), json.dumps(index).encode())
 
     def read_index(self, complex_id: str, task: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from misi_tasks.cli import main
-from misi_tasks.generate import GenerateConfig, _assign_letters, generate_dataset
+from misi_tasks.generate import GenerateConfig, _letters, _shard_bounds, _tiny_indices, generate_dataset
 from misi_tasks.items import Item
 from misi_tasks.samples import sample_root
 
@@ -94,7 +94,7 @@ def test_letters_are_balanced():
              option_images=[b"a", b"b", b"c", b"d"])
         for k in range(41)
     ]
-    out = _assign_letters(items, 0, "rotation-rotation", "test")
+    out = [item.assign_letter(k) for item, k in zip(items, _letters(len(items), 0, "rotation-rotation", "test"))]
     counts = Counter(i.answer for i in out)
     assert set(counts) == set("ABCD") and max(counts.values()) - min(counts.values()) <= 1
     for i in out:  # the correct image sits at the answer letter
@@ -135,16 +135,23 @@ def test_generated_shards_load_with_datasets(reference):
 
 
 def test_tiny_draws_fifty_sorted_items_per_task():
-    from misi_tasks.generate import TINY_PER_TASK, _select_tiny
+    from misi_tasks.generate import TINY_PER_TASK
 
-    items = [Item(task="rotation", split="test", complex_id=f"c{k:03d}", index=0, question="q", images=[],
-                  image_roles=[], answer="roll x 15", metadata={}) for k in range(120)]
-    picked = _select_tiny(items, 0, "rotation")
+    picked = _tiny_indices(120, 0, "rotation")
     assert len(picked) == TINY_PER_TASK == 50
-    ids = [i.id for i in picked]
-    assert ids == sorted(ids) and len(set(ids)) == 50
-    assert [i.id for i in _select_tiny(items, 0, "rotation")] == ids  # deterministic
-    assert [i.id for i in _select_tiny(items, 1, "rotation")] != ids  # but seeded
+    assert picked == sorted(set(picked)) and max(picked) < 120
+    assert _tiny_indices(120, 0, "rotation") == picked  # deterministic
+    assert _tiny_indices(120, 1, "rotation") != picked  # but seeded
+    assert _tiny_indices(30, 0, "rotation") == list(range(30))
+
+
+def test_shards_close_at_the_byte_budget():
+    from misi_tasks.generate import SHARD_BYTES
+
+    half = SHARD_BYTES // 2
+    assert _shard_bounds([half - 10, half - 10, 10, half]) == [(0, 3), (3, 4)]
+    assert _shard_bounds([SHARD_BYTES * 2, 5]) == [(0, 1), (1, 2)]  # an oversized item gets a shard alone
+    assert _shard_bounds([1] * 2500) == [(0, 1000), (1000, 2000), (2000, 2500)]
 
 
 def test_split_is_by_complex_and_near_the_paper_fraction():
