@@ -180,6 +180,49 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id
 
 
 @nb.njit(**_JIT)
+def _sphere_normal(sx, sy, z, cx, cy, cz, inv_r):
+    """Unit normal of a sphere fragment (scalars only, so the call inlines with no overhead)."""
+    nx, ny, nz = (sx - cx) * inv_r, (sy - cy) * inv_r, (z - cz) * inv_r
+    s2 = nx * nx + ny * ny
+    if s2 > 1.0:  # antialiasing fringe, outside the silhouette: silhouette normal
+        sc = 1.0 / np.sqrt(s2)
+        return nx * sc, ny * sc, 0.0
+    return nx, ny, nz
+
+
+@nb.njit(**_JIT)
+def _stick_normal(sx, sy, z, ax, ay, az, ux, uy, uz, split, inv_rho):
+    """Unit normal of a stick fragment and whether it lies on the second atom's half."""
+    wx, wy, wz = sx - ax, sy - ay, z - az
+    wu = wx * ux + wy * uy + wz * uz
+    nx, ny, nz = (wx - wu * ux) * inv_rho, (wy - wu * uy) * inv_rho, (wz - wu * uz) * inv_rho
+    s2 = nx * nx + ny * ny
+    if s2 > 1.0:
+        sc = 1.0 / np.sqrt(s2)
+        return nx * sc, ny * sc, 0.0, wu >= split
+    return nx, ny, nz, wu >= split
+
+
+@nb.njit(**_JIT)
+def _shade(nx, ny, nz, z, w, r, g, b, ambient, kd, ks, shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz,
+           cue):  # fmt: skip
+    """Weighted, depth-cued Blinn-Phong colour ``w * (rgb * diffuse + specular) * cue`` (scalars)."""
+    diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
+    ndh = nx * hx + ny * hy + nz * hz
+    spec = 0.0
+    if ndh > spec_min:  # below it the highlight rounds to nothing
+        spec = ks
+        e = shininess
+        while e > 0:  # ndh ** shininess by squaring
+            if e & 1:
+                spec *= ndh
+            ndh *= ndh
+            e >>= 1
+    f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
+    return (r * diffuse + spec) * f, (g * diffuse + spec) * f, (b * diffuse + spec) * f
+
+
+@nb.njit(**_JIT)
 def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible,
                z1, id1, c1, z2, id2, c2):  # fmt: skip
@@ -208,54 +251,37 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
     for p in range(th):
         sy = Y0 + p + 0.5
         for j in range(tw):
-            if z1[p, j] == -np.inf:
+            z = z1[p, j]
+            if z == -np.inf:
                 continue
             sx = X0 + j + 0.5
             w1 = c1[p, j]
-            r = 0.0
-            g = 0.0
-            bl = 0.0
-            for layer in range(2):  # shading inlined: helper calls per pixel cost array refcounting
-                if layer == 0:
-                    idx, w, z = id1[p, j], w1, z1[p, j]
-                else:
-                    if w1 >= 1.0 or z2[p, j] == -np.inf:
-                        break
-                    idx, w, z = id2[p, j], (1.0 - w1) * c2[p, j], z2[p, j]
-                if idx < n:  # sphere: normal = offset from the centre / radius
-                    inv = inv_rad[idx]
-                    nx = (sx - cx[idx]) * inv
-                    ny = (sy - cy[idx]) * inv
-                    nz = (z - cz[idx]) * inv
+            idx = id1[p, j]
+            if idx < n:
+                nx, ny, nz = _sphere_normal(sx, sy, z, cx[idx], cy[idx], cz[idx], inv_rad[idx])
+                atom = idx
+            else:
+                b = idx - n
+                nx, ny, nz, far = _stick_normal(sx, sy, z, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4],
+                                                bp[b, 5], bp[b, 7], bp[b, 8])  # fmt: skip
+                atom = bond_b[b] if far else bond_a[b]
+            r, g, bl = _shade(nx, ny, nz, z, w1, rgb[atom, 0], rgb[atom, 1], rgb[atom, 2], ambient, kd, ks,
+                              shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz, cue)  # fmt: skip
+            z = z2[p, j]
+            if w1 < 1.0 and z > -np.inf:  # partly covered: blend the layer behind
+                idx = id2[p, j]
+                if idx < n:
+                    nx, ny, nz = _sphere_normal(sx, sy, z, cx[idx], cy[idx], cz[idx], inv_rad[idx])
                     atom = idx
-                else:  # stick: normal = offset from the axis / radius; colour of the nearer end's atom
+                else:
                     b = idx - n
-                    wx, wy, wz = sx - bp[b, 0], sy - bp[b, 1], z - bp[b, 2]
-                    wu = wx * bp[b, 3] + wy * bp[b, 4] + wz * bp[b, 5]
-                    inv = bp[b, 8]
-                    nx = (wx - wu * bp[b, 3]) * inv
-                    ny = (wy - wu * bp[b, 4]) * inv
-                    nz = (wz - wu * bp[b, 5]) * inv
-                    atom = bond_a[b] if wu < bp[b, 7] else bond_b[b]
-                s2 = nx * nx + ny * ny
-                if s2 > 1.0:  # antialiasing fringe, outside the silhouette: silhouette normal
-                    sc = 1.0 / np.sqrt(s2)
-                    nx, ny, nz = nx * sc, ny * sc, 0.0
-                diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
-                ndh = nx * hx + ny * hy + nz * hz
-                spec = 0.0
-                if ndh > spec_min:  # below it the highlight rounds to nothing
-                    spec = ks
-                    e = shininess
-                    while e > 0:  # ndh ** shininess by squaring
-                        if e & 1:
-                            spec *= ndh
-                        ndh *= ndh
-                        e >>= 1
-                f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
-                r += (rgb[atom, 0] * diffuse + spec) * f
-                g += (rgb[atom, 1] * diffuse + spec) * f
-                bl += (rgb[atom, 2] * diffuse + spec) * f
+                    nx, ny, nz, far = _stick_normal(sx, sy, z, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4],
+                                                    bp[b, 5], bp[b, 7], bp[b, 8])  # fmt: skip
+                    atom = bond_b[b] if far else bond_a[b]
+                r2, g2, b2 = _shade(nx, ny, nz, z, (1.0 - w1) * c2[p, j], rgb[atom, 0], rgb[atom, 1], rgb[atom, 2],
+                                    ambient, kd, ks, shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz,
+                                    cue)  # fmt: skip
+                r, g, bl = r + r2, g + g2, bl + b2
             image[Y0 + p, X0 + j, 0] = np.uint8(min(255.0, r * 255.0 + 0.5))
             image[Y0 + p, X0 + j, 1] = np.uint8(min(255.0, g * 255.0 + 0.5))
             image[Y0 + p, X0 + j, 2] = np.uint8(min(255.0, bl * 255.0 + 0.5))
