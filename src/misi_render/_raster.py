@@ -26,11 +26,16 @@ Python threads); :func:`rasterize_parallel` spreads rows of tiles over numba's t
 
 **Shading** is deferred to visible fragments: the surface normal is rebuilt from id and depth
 (sphere: offset from the centre over the radius; stick: offset from the axis over the radius; in
-the antialiasing fringe outside the silhouette, the in-plane normal), then ``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess``
-(Blinn-Phong, white highlight; skipped where it would stay under half an 8-bit level, i.e.
-``n.H <= (0.5 / 255 / specular) ** (1 / shininess)``) times a linear depth cue that darkens far
-surfaces.  Computed, not
-tabulated: a lookup table large enough to avoid banding does not stay in cache.
+the antialiasing fringe outside the silhouette, the in-plane normal), then
+``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess`` (Blinn-Phong,
+white highlight; skipped where it would stay under half an 8-bit level, i.e.
+``n.H <= (0.5 / 255 / specular) ** (1 / shininess)``), times a linear depth cue that darkens far
+surfaces.  It is computed, not tabulated: a table fine enough to avoid banding misses the cache.
+
+**Performance notes.**  numba reference-counts array arguments on every call of a jitted helper,
+so per-fragment and per-pixel work is either written inline or done by helpers that take scalars
+only; helpers taking arrays are called once per primitive or tile.  Primitives are drawn front to
+back so most hidden fragments are rejected by one depth comparison.
 """
 
 from __future__ import annotations
