@@ -2,8 +2,8 @@
 
 Usage::
 
-    python benchmarks/bench_render.py                 # one numba thread (the targets are per core)
-    python benchmarks/bench_render.py --threads 2 --repeats 9 --sizes 512 1024
+    python benchmarks/bench_render.py                 # one thread (the targets are per core)
+    python benchmarks/bench_render.py --threads 2 --repeats 9 --sizes 512 1024   # prange kernel
 
 Scenes: the five bundled sample complexes, plus ``pocket1000``: about 1000 heavy atoms, the size the
 targets are set for (see :func:`pocket_1000`).  For every scene, image size (512, 1024, 2048 px) and view count (1, 6) it prints medians
@@ -25,6 +25,8 @@ if __name__ == "__main__":  # the thread count must be fixed before numba is imp
     if "--threads" in sys.argv:
         _threads = sys.argv[sys.argv.index("--threads") + 1]
     os.environ.setdefault("NUMBA_NUM_THREADS", _threads)
+    if int(_threads) > 1:  # the multi-threaded kernel is opt-in (misi_render.render.PARALLEL)
+        os.environ.setdefault("MISI_RENDER_PARALLEL", "1")
 
 import resource  # noqa: E402
 import statistics  # noqa: E402
@@ -37,7 +39,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from misi_geom import SIX_VIEWS, Complex, fit_camera  # noqa: E402
-from misi_render import render_views, save_png  # noqa: E402
+from misi_render import render_views, save_png, warm_up  # noqa: E402
 from misi_render import render as _render  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "render"))
@@ -189,7 +191,7 @@ def first_image_seconds(out_dir: Path) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threads", type=int, default=1, help="numba threads (default 1: targets are per core)")
+    ap.add_argument("--threads", type=int, default=1, help="numba threads; >1 uses the prange kernel (default 1)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--sizes", type=int, nargs="+", default=[512, 1024, 2048])
     ap.add_argument("--views", type=int, nargs="+", default=[1, 6])
@@ -198,8 +200,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     import numba
 
-    print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, CPUs {os.cpu_count()}, "
-          f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, parallel kernel {_render.PARALLEL}, "
+          f"CPUs {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     scenes = {}
     for s in args.scenes:
         if s == "pocket1000":
@@ -209,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
             scenes[s] = load_sample(s)
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = Path(tmp)
-        render_views(scenes[args.scenes[0]], size=64)  # compile / load the numba cache
+        warm_up()  # compile or load the numba kernels
         header = f"{'scene':<13}{'heavy':>6}{'size':>6}{'views':>6}{'raster':>9}{'labels':>9}{'png':>8}" \
                  f"{'total':>9}{'/view':>8}{'peakMB':>8}"  # fmt: skip
         print("\nmedian ms per image (raster, labels, png = per view; total = all views, render_views + save_png)")
