@@ -16,6 +16,7 @@ Pillow and composited by a numba kernel.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -74,9 +75,14 @@ def _stroke(px: int) -> int:
     return max(1, int(round(px * 0.12)))
 
 
-@lru_cache(maxsize=4096)
+#: FreeType faces are not safe to use from two threads at once; every use of a font holds this.
+_FREETYPE_LOCK = threading.RLock()
+
+
+@lru_cache(maxsize=8192)
 def _ink_box(text: str, px: int) -> tuple[int, int, int, int]:
-    return get_font(px).getbbox(text, stroke_width=_stroke(px))
+    with _FREETYPE_LOCK:
+        return get_font(px).getbbox(text, stroke_width=_stroke(px))
 
 
 def label_requests(
@@ -162,7 +168,12 @@ def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = 
 
 @lru_cache(maxsize=8192)
 def _text_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Pre-rendered label: ``keep`` (h*w,) float32 = 1 - ink alpha, ``paint`` (h*w, 3) float32, shape."""
+    """Pre-rendered label: ``keep`` (h*w,) float32 = 1 - ink alpha, ``paint`` (h*w, 3) float32."""
+    with _FREETYPE_LOCK:
+        return _render_patch(text, px, fill)
+
+
+def _render_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     b = _ink_box(text, px)
     size = (max(1, b[2] - b[0]), max(1, b[3] - b[1]))
     font, sw = get_font(px), _stroke(px)

@@ -242,3 +242,13 @@ def test_warm_up_runs():
     from misi_render import warm_up
 
     warm_up()
+
+
+def test_concurrent_python_threads_give_the_same_images(sample):
+    from concurrent.futures import ThreadPoolExecutor
+
+    views = ("front", "left", "top", "back")
+    serial = [v.png_bytes() for v in render_views(sample, views, size=192)]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda name: render_views(sample, (name,), size=192)[0].png_bytes(), views))
+    assert threaded == serial
