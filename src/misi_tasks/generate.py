@@ -27,6 +27,8 @@ from misi_tasks.units import WorkDir
 
 __all__ = ["GenerateConfig", "GenerateSummary", "generate_dataset", "generate_items", "TINY_PER_TASK"]
 
+_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
 #: Items per task in a ``--tiny`` run (the paper's Tiny subset).
 TINY_PER_TASK = 50
 #: A shard closes once its images reach this many bytes (the writer holds about 3x in memory) ...
@@ -123,13 +125,10 @@ def _scene_loader(dirs: dict[str, Path], settings: RenderSettings):
 
 
 def _init_worker() -> None:
-    """One numba thread per worker process: the pool already uses every core."""
-    try:
-        import numba
+    """Load the render kernels once per worker (numba cache) before the first complex."""
+    from misi_render import warm_up
 
-        numba.set_num_threads(1)
-    except Exception:  # pragma: no cover - numba without a threading layer
-        pass
+    warm_up()
 
 
 def _process_complex(args: tuple) -> dict[str, Any]:
@@ -301,12 +300,23 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             bar.update()
     else:
         # spawn, not fork: the parent may already run numba's OpenMP threads, which fork cannot copy
+        # One BLAS / numba thread per worker: the pool already uses the cores.  Spawned workers read
+        # these from the environment at start-up, so they are set only while the pool starts.
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
-            reports = []
-            for r in pool.map(_process_complex, jobs, chunksize=1):
-                reports.append(r)
-                bar.update()
+        saved = {k: os.environ.get(k) for k in _WORKER_ENV}
+        os.environ.update(_WORKER_ENV)
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
+                reports = []
+                for r in pool.map(_process_complex, jobs, chunksize=1):
+                    reports.append(r)
+                    bar.update()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     bar.close()
     for r in reports:
         if r["error"]:
