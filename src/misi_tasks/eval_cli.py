@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--baseline", choices=BASELINES, help="score a built-in baseline instead")
     p.add_argument("--task", action="append", default=None, metavar="TASK",
                    help="task name or code to score (repeatable or comma-separated; default: all)")
-    p.add_argument("--split", default="test", choices=[*SPLITS, "all"], help="split to score (default: test)")
+    p.add_argument("--split", default=None, choices=[*SPLITS, "all"],
+                   help="split to score (default: test when the dataset has one, else all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default: 0)")
     p.add_argument("--write-predictions", type=Path, metavar="FILE", help="write the baseline's replies as JSONL")
     p.add_argument("--out-json", type=Path, metavar="FILE", help="write the report as JSON")
@@ -110,10 +111,12 @@ def _run(args: argparse.Namespace) -> int:
     tasks = None
     if args.task:
         tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]
-    splits = None if args.split == "all" else [args.split]
     if args.write_predictions and not args.baseline:
         raise PredictionsError("--write-predictions needs --baseline")
     all_items = read_items(args.dataset, images=False)
+    if args.split is None:  # the benchmark split when there is one (a train-only run scores everything)
+        args.split = "test" if any(it["split"] == "test" for it in all_items) else "all"
+    splits = None if args.split == "all" else [args.split]
     items = [it for it in all_items if (tasks is None or it["task"] in tasks)
              and (splits is None or it["split"] in splits)]
     if not items:

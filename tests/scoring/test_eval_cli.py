@@ -167,7 +167,10 @@ def test_empty_selection_and_missing_dataset(capsys, tmp_path: Path, rows_factor
     from misi_tasks.dataset import shard_paths, write_shard
 
     write_shard(rows_factory("zooming", "train", 2), shard_paths(tmp_path, "zooming", "train", 1)[0])
-    code, _, err = _run(capsys, "--dataset", tmp_path, "--baseline", "oracle")
+    code, _, err = _run(capsys, "--dataset", tmp_path, "--baseline", "oracle", "--split", "test")
     assert code == 2 and "no items match" in err and "T3 zooming (train)" in err
+    # without --split, a train-only dataset (like misi-gen's bundled-sample run) is scored whole
+    code, out, _ = _run(capsys, "--dataset", tmp_path, "--baseline", "oracle")
+    assert code == 0 and "100.00" in out
     code, _, err = _run(capsys, "--dataset", tmp_path / "none", "--baseline", "oracle")
     assert code == 2 and "no data/ directory" in err
