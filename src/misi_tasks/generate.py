@@ -239,11 +239,12 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
     letters = _letters(len(refs), cfg.seed, task, split) if task in MC_TASKS else None
     summary.items[(task, split)] = len(refs)
     summary.images[(task, split)] = sum(r[2] for r in refs)
-    if not refs:
-        return
-    bounds = _shard_bounds([r[3] for r in refs])
+    bounds = _shard_bounds([r[3] for r in refs]) if refs else []
+    paths = shard_paths(cfg.out_dir, task, split, len(bounds)) if bounds else []
+    for stale in set((cfg.out_dir / "data" / task).glob(f"{split}-*.parquet")) - set(paths):
+        stale.unlink()  # left by an earlier run with other arguments
     reader = _UnitReader(work, task)
-    for (lo, hi), path in zip(bounds, shard_paths(cfg.out_dir, task, split, len(bounds))):
+    for (lo, hi), path in zip(bounds, paths):
         rel = str(path.relative_to(cfg.out_dir))
         if state["shards_done"].get(rel) and path.is_file():
             summary.shards_skipped += 1

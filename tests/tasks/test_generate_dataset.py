@@ -161,3 +161,13 @@ def test_split_is_by_complex_and_near_the_paper_fraction():
     test_share = sum(split_of(i) == "test" for i in ids) / len(ids)
     assert 0.10 < test_share < 0.15
     assert all(split_of(i) == split_of(i.upper()) for i in ids[:50])
+
+
+def test_a_rerun_with_other_arguments_replaces_the_old_shards(tmp_path):
+    out = tmp_path / "out"
+    stale = out / "data" / "translation" / "test-00000-of-00003.parquet"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old")
+    cfg = GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=("translation",), split="test", size=64, limit=1)
+    generate_dataset(cfg, progress=False)
+    assert sorted(p.name for p in stale.parent.iterdir()) == ["test-00000-of-00001.parquet"]
