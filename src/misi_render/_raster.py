@@ -17,6 +17,10 @@ depth of the ray's hit (or, in the antialiasing fringe, closest approach).
 primitive id (spheres ``0..n-1`` = atom index, sticks ``n + b``).  Keeping the top two of a totally
 ordered set does not depend on arrival order, so the image never depends on drawing order.
 Resolve: ``colour = cov1 * shade1 + (1 - cov1) * cov2 * shade2`` over a black background.
+Fragments behind a nearest fragment of coverage 1 may be dropped: they can never become the nearest,
+and the second layer is only read where the nearest has coverage < 1, whose true second fragment is
+never such a dropped one (it would have a nearer fragment other than the nearest).  So the buffers'
+second layer may differ, but the image and visibility are exactly those of the two-layer model.
 
 **Tiles.**  Primitives are binned to square tiles by bounding box; each tile is drawn and resolved
 on its own into its own part of the image, so buffers stay in cache.  :func:`rasterize` walks the
@@ -35,7 +39,9 @@ surfaces.  It is computed, not tabulated: a table fine enough to avoid banding m
 **Performance notes.**  numba reference-counts array arguments on every call of a jitted helper,
 so per-fragment and per-pixel work is either written inline or done by helpers that take scalars
 only; helpers taking arrays are called once per primitive or tile.  Primitives are drawn front to
-back so most hidden fragments are rejected by one depth comparison.
+back so most hidden fragments are rejected by a depth comparison or two before any other work.
+Array indices in the hot loops are cast to ``np.uint64`` where they are known to be >= 0: numba
+then emits no negative-index wraparound code (same elements, same results).
 """
 
 from __future__ import annotations
@@ -85,18 +91,20 @@ def _draw_sphere(i, cx, cy, cz, r, X0, Y0, tw, th, z1, id1, c1, z2, id2, c2):
     zmax = cz + r
     plo = max(0, int(np.floor(cy - re - 0.5)) - Y0)
     phi = min(th - 1, int(np.ceil(cy + re - 0.5)) - Y0)
-    for p in range(plo, phi + 1):
-        dy = Y0 + p + 0.5 - cy
+    for pp in range(plo, phi + 1):
+        dy = Y0 + pp + 0.5 - cy
         h2 = re2 - dy * dy
         if h2 <= 0.0:
             continue
         hw = np.sqrt(h2)
         jlo = max(0, int(np.floor(cx - hw - 0.5)) - X0)
         jhi = min(tw - 1, int(np.ceil(cx + hw - 0.5)) - X0)
-        for j in range(jlo, jhi + 1):
-            if zmax < z2[p, j]:  # cannot reach the two nearest layers
+        p = np.uint64(pp)
+        for jj in range(jlo, jhi + 1):
+            j = np.uint64(jj)
+            if zmax < z1[p, j] and (c1[p, j] >= 1.0 or zmax < z2[p, j]):  # cannot change the image
                 continue
-            dx = X0 + j + 0.5 - cx
+            dx = X0 + jj + 0.5 - cx
             d2 = dx * dx + dy * dy
             if d2 >= re2:
                 continue
@@ -134,30 +142,37 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id
     ex, ey = ux / l2u, uy / l2u
     l2 = length * l2u
     re = rho + 0.5
+    # a hit at axis parameter s in [0, length] has projected axis parameter t = wx * ex + dy * ey
+    # within |uz| * rho of [0, l2] (t = l2u * s - uz * sqrt(disc) / l2u with disc <= a * rho^2; in the
+    # fringe disc = 0), so rows are spanned to te (with a margin far above rounding error) rather than
+    # re > te: the pixels skipped would all fail the s test below
+    te = abs(uz) * rho + 0.25
     rho2 = rho * rho
     inv_a = 1.0 / a
     zmax = max(az, az + uz * length) + rho
     plo = max(0, int(np.floor(min(ay, ay + vy) - re - 0.5)) - Y0)
     phi = min(th - 1, int(np.ceil(max(ay, ay + vy) + re - 0.5)) - Y0)
-    for p in range(plo, phi + 1):
-        dy = Y0 + p + 0.5 - ay
+    for pp in range(plo, phi + 1):
+        dy = Y0 + pp + 0.5 - ay
+        p = np.uint64(pp)
         xlo, xhi = X0 - 1.0, X0 + tw + 1.0
         if abs(ey) > 1e-12:  # within re of the projected axis line
             xlo, xhi = _span(xlo, xhi, ax + (dy * ex - re) / ey, ax + (dy * ex + re) / ey)
         elif abs(dy) >= re:
             continue
-        if abs(ex) > 1e-12:  # projected axis parameter within [-re, l2 + re]
-            xlo, xhi = _span(xlo, xhi, ax + (-re - dy * ey) / ex, ax + (l2 + re - dy * ey) / ex)
-        elif dy * ey < -re or dy * ey > l2 + re:
+        if abs(ex) > 1e-12:  # projected axis parameter within [-te, l2 + te]
+            xlo, xhi = _span(xlo, xhi, ax + (-te - dy * ey) / ex, ax + (l2 + te - dy * ey) / ex)
+        elif dy * ey < -te or dy * ey > l2 + te:
             continue
         if xhi < xlo:
             continue
         jlo = max(0, int(np.floor(xlo - 0.5)) - X0)
         jhi = min(tw - 1, int(np.ceil(xhi - 0.5)) - X0)
-        for j in range(jlo, jhi + 1):
-            if zmax < z2[p, j]:  # cannot reach the two nearest layers
+        for jj in range(jlo, jhi + 1):
+            j = np.uint64(jj)
+            if zmax < z1[p, j] and (c1[p, j] >= 1.0 or zmax < z2[p, j]):  # cannot change the image
                 continue
-            wx = X0 + j + 0.5 - ax
+            wx = X0 + jj + 0.5 - ax
             dl = abs(wx * ey - dy * ex)
             if dl >= re:
                 continue
@@ -263,33 +278,36 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
             w1 = c1[p, j]
             idx = id1[p, j]
             if idx < n:
-                nx, ny, nz = _sphere_normal(sx, sy, z, cx[idx], cy[idx], cz[idx], inv_rad[idx])
-                atom = idx
+                ui = np.uint64(idx)
+                nx, ny, nz = _sphere_normal(sx, sy, z, cx[ui], cy[ui], cz[ui], inv_rad[ui])
+                atom = ui
             else:
-                b = idx - n
+                b = np.uint64(idx - n)
                 nx, ny, nz, far = _stick_normal(sx, sy, z, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4],
                                                 bp[b, 5], bp[b, 7], bp[b, 8])  # fmt: skip
-                atom = bond_b[b] if far else bond_a[b]
+                atom = np.uint64(bond_b[b] if far else bond_a[b])
             r, g, bl = _shade(nx, ny, nz, z, w1, rgb[atom, 0], rgb[atom, 1], rgb[atom, 2], ambient, kd, ks,
                               shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz, cue)  # fmt: skip
             z = z2[p, j]
             if w1 < 1.0 and z > -np.inf:  # partly covered: blend the layer behind
                 idx = id2[p, j]
                 if idx < n:
-                    nx, ny, nz = _sphere_normal(sx, sy, z, cx[idx], cy[idx], cz[idx], inv_rad[idx])
-                    atom = idx
+                    ui = np.uint64(idx)
+                    nx, ny, nz = _sphere_normal(sx, sy, z, cx[ui], cy[ui], cz[ui], inv_rad[ui])
+                    atom = ui
                 else:
-                    b = idx - n
+                    b = np.uint64(idx - n)
                     nx, ny, nz, far = _stick_normal(sx, sy, z, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4],
                                                     bp[b, 5], bp[b, 7], bp[b, 8])  # fmt: skip
-                    atom = bond_b[b] if far else bond_a[b]
+                    atom = np.uint64(bond_b[b] if far else bond_a[b])
                 r2, g2, b2 = _shade(nx, ny, nz, z, (1.0 - w1) * c2[p, j], rgb[atom, 0], rgb[atom, 1], rgb[atom, 2],
                                     ambient, kd, ks, shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz,
                                     cue)  # fmt: skip
                 r, g, bl = r + r2, g + g2, bl + b2
-            image[Y0 + p, X0 + j, 0] = np.uint8(min(255.0, r * 255.0 + 0.5))
-            image[Y0 + p, X0 + j, 1] = np.uint8(min(255.0, g * 255.0 + 0.5))
-            image[Y0 + p, X0 + j, 2] = np.uint8(min(255.0, bl * 255.0 + 0.5))
+            yi, xi = np.uint64(Y0 + p), np.uint64(X0 + j)
+            image[yi, xi, 0] = np.uint8(min(255.0, r * 255.0 + 0.5))
+            image[yi, xi, 1] = np.uint8(min(255.0, g * 255.0 + 0.5))
+            image[yi, xi, 2] = np.uint8(min(255.0, bl * 255.0 + 0.5))
     # visibility: the atom is the nearest fragment at its centre pixel
     for q in range(start[t], start[t + 1]):
         i = items[q]
