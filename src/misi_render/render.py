@@ -32,7 +32,7 @@ __all__ = ["RenderedView", "Style", "render_views", "warm_up", "draw_scene", "li
 Style = Literal["ball-and-stick", "spacefill"]
 
 #: Tile edge in pixels for the rasterizer.
-TILE = 32
+TILE = 64
 #: Use the multi-threaded kernel (``MISI_RENDER_PARALLEL=1``).  Off by default: dataset generation
 #: parallelises over processes, and the single-threaded kernel needs no threading layer (safe with
 #: ``fork`` and concurrent Python threads).  Both give byte-identical images.
