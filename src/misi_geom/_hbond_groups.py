@@ -156,7 +156,7 @@ def _ring(ctx, i):
 
 def ring_groups(ctx, kind: str, size: int = 0, symmetric: bool = False, aromatic: bool = False):
     """Ring N/O groups: (atom, neighbour1, neighbour2) tuples in atom order."""
-    c, g, t = ctx.c, ctx.g, ctx.t
+    g, t = ctx.g, ctx.t
     el = ctx.el_
     wanted = {"NH": ("Npl", "N2+"), "N5": ("N2", "Npl", "N2+"), "N6": ("N2",), "ether": ("O3",), "NR2": ("N2",)}
     for a in ctx.candidates():
@@ -207,7 +207,7 @@ def ring_groups(ctx, kind: str, size: int = 0, symmetric: bool = False, aromatic
 
 def aro_amines(x: GroupContext):
     """Npl not in an aromatic ring, bonded to H and exactly one carbon, an aromatic one."""
-    c, g, t = x.c, x.g, x.t
+    g, t = x.g, x.t
     for a in x.candidates():
         if t[a] != "Npl" or any(all(x.geom(r) == 3 for r in ring) for ring in g.rings(a)):
             continue

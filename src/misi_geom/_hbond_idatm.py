@@ -222,7 +222,6 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
         # decide from the bond angles, as IDATM does
         return _geom_type(c, g, i, "C")
     if el == "N":
-        heavy = g.heavy(i)
         if deg >= 4:
             return "N3+"
         if deg == 3 and len(_terminal_o(g, i)) >= 2:

@@ -65,10 +65,6 @@ class ScreenCoords:
     px_per_A: FloatArray
     in_front: BoolArray
 
-    def xy_px(self) -> FloatArray:
-        """(N, 2) pixel coordinates."""
-        return np.column_stack([self.x_px, self.y_px])
-
 
 @dataclass(frozen=True)
 class Camera:
@@ -167,11 +163,6 @@ class Camera:
             px_per_A=k,
             in_front=in_front,
         )
-
-    def unproject_offset_px(self, dx_px: float, dy_px: float) -> tuple[float, float]:
-        """Screen offset in pixels -> camera-frame offset in Å in the (zoomed) centre plane."""
-        k = self.scale * (self.magnification if self.projection == "orthographic" else 1.0)
-        return dx_px / k, -dy_px / k
 
     def to_dict(self) -> dict:
         """JSON-friendly description (for dataset metadata)."""

@@ -134,7 +134,7 @@ def _span(lo, hi, a, b):
 
 @nb.njit(**_JIT)
 def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id1, c1, z2, id2, c2):
-    vx, vy = ux * length, uy * length
+    vy = uy * length
     a = 1.0 - uz * uz  # = (projected length of u)^2
     if a < 1e-12 or length <= 0.0:
         return

@@ -14,8 +14,7 @@ from misi_tasks.generate import generate_items
 
 
 def _se3(rows) -> SE3:
-    m = np.array(rows)
-    return SE3(m[:, :3], m[:, 3])
+    return SE3.from_matrix(np.array(rows))
 
 
 def _cmd(d):

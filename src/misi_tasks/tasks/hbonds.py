@@ -19,9 +19,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import SIX_VIEWS, fit_camera, format_t4, format_t9, hbond_pairs
-from misi_tasks.items import Item
 from misi_tasks.prompts import PROMPTS
-from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
+from misi_tasks.registry import TaskGenerator, TaskSkipped
 from misi_tasks.scene import Scene
 
 __all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys", "HARD_NEGATIVE_CUTOFF"]
