@@ -32,14 +32,20 @@ Python threads); :func:`rasterize_parallel` spreads rows of tiles over numba's t
 (sphere: offset from the centre over the radius; stick: offset from the axis over the radius; in
 the antialiasing fringe outside the silhouette, the in-plane normal), then
 ``colour * (ambient + diffuse * max(n.L, 0)) + specular * max(n.H, 0) ** shininess`` (Blinn-Phong,
-white highlight; skipped where it would stay under half an 8-bit level, i.e.
+white highlight; dropped where it would stay under half an 8-bit level, i.e.
 ``n.H <= (0.5 / 255 / specular) ** (1 / shininess)``), times a linear depth cue that darkens far
 surfaces.  It is computed, not tabulated: a table fine enough to avoid banding misses the cache.
+Per tile, a scalar pass gathers each shaded fragment's normal, depth, weight and colour into flat
+arrays, and :func:`_shade` evaluates the lighting over them in one branch-free loop that LLVM
+turns into SIMD code (the same IEEE operations lane by lane, so the bytes do not depend on the
+vector width); the image is then written through a flat view, with no per-pixel index division.
 
 **Performance notes.**  numba reference-counts array arguments on every call of a jitted helper,
 so per-fragment and per-pixel work is either written inline or done by helpers that take scalars
 only; helpers taking arrays are called once per primitive or tile.  Primitives are drawn front to
-back so most hidden fragments are rejected by a depth comparison or two before any other work.
+back so most hidden fragments are rejected by a depth comparison or two before any other work;
+that test is written with ``&``/``|`` so it compiles to one branch instead of three hard-to-predict
+ones.
 Array indices in the hot loops are cast to ``np.uint64`` where they are known to be >= 0: numba
 then emits no negative-index wraparound code (same elements, same results).
 """
@@ -102,7 +108,7 @@ def _draw_sphere(i, cx, cy, cz, r, X0, Y0, tw, th, z1, id1, c1, z2, id2, c2):
         p = np.uint64(pp)
         for jj in range(jlo, jhi + 1):
             j = np.uint64(jj)
-            if zmax < z1[p, j] and (c1[p, j] >= 1.0 or zmax < z2[p, j]):  # cannot change the image
+            if (zmax < z1[p, j]) & ((c1[p, j] >= 1.0) | (zmax < z2[p, j])):  # cannot change the image
                 continue
             dx = X0 + jj + 0.5 - cx
             d2 = dx * dx + dy * dy
@@ -170,7 +176,7 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id
         jhi = min(tw - 1, int(np.ceil(xhi - 0.5)) - X0)
         for jj in range(jlo, jhi + 1):
             j = np.uint64(jj)
-            if zmax < z1[p, j] and (c1[p, j] >= 1.0 or zmax < z2[p, j]):  # cannot change the image
+            if (zmax < z1[p, j]) & ((c1[p, j] >= 1.0) | (zmax < z2[p, j])):  # cannot change the image
                 continue
             wx = X0 + jj + 0.5 - ax
             dl = abs(wx * ey - dy * ex)
@@ -201,51 +207,61 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, z1, id
 
 @nb.njit(**_JIT)
 def _sphere_normal(sx, sy, z, cx, cy, cz, inv_r):
-    """Unit normal of a sphere fragment (scalars only, so the call inlines with no overhead)."""
-    nx, ny, nz = (sx - cx) * inv_r, (sy - cy) * inv_r, (z - cz) * inv_r
-    s2 = nx * nx + ny * ny
-    if s2 > 1.0:  # antialiasing fringe, outside the silhouette: silhouette normal
-        sc = 1.0 / np.sqrt(s2)
-        return nx * sc, ny * sc, 0.0
-    return nx, ny, nz
+    """Normal of a sphere fragment before the fringe correction (scalars only, inlines)."""
+    return (sx - cx) * inv_r, (sy - cy) * inv_r, (z - cz) * inv_r
 
 
 @nb.njit(**_JIT)
 def _stick_normal(sx, sy, z, ax, ay, az, ux, uy, uz, split, inv_rho):
-    """Unit normal of a stick fragment and whether it lies on the second atom's half."""
+    """Normal of a stick fragment before the fringe correction, and whether it lies on the second
+    atom's half."""
     wx, wy, wz = sx - ax, sy - ay, z - az
     wu = wx * ux + wy * uy + wz * uz
     nx, ny, nz = (wx - wu * ux) * inv_rho, (wy - wu * uy) * inv_rho, (wz - wu * uz) * inv_rho
-    s2 = nx * nx + ny * ny
-    if s2 > 1.0:
-        sc = 1.0 / np.sqrt(s2)
-        return nx * sc, ny * sc, 0.0, wu >= split
     return nx, ny, nz, wu >= split
 
 
 @nb.njit(**_JIT)
-def _shade(nx, ny, nz, z, w, r, g, b, ambient, kd, ks, shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz,
-           cue):  # fmt: skip
-    """Weighted, depth-cued Blinn-Phong colour ``w * (rgb * diffuse + specular) * cue`` (scalars)."""
-    diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
-    ndh = nx * hx + ny * hy + nz * hz
-    spec = 0.0
-    if ndh > spec_min:  # below it the highlight rounds to nothing
+def _shade(nj, J, O, light, z_far, inv_dz, cue):
+    """Weighted, depth-cued Blinn-Phong colours of ``nj`` fragments, in a branch-free loop that LLVM
+    vectorises.
+
+    ``J`` (8, >= nj): unit normal (3), depth, weight, colour (3); ``O`` (3, >= nj): the colours
+    ``w * (rgb * diffuse + specular) * cue``.  Each array is one allocation, so the vectoriser's
+    overlap check is a single comparison.
+    """
+    ambient, kd, ks, shininess = light[0], light[1], light[2], int(light[3])
+    lx, ly, lz, hx, hy, hz = light[4], light[5], light[6], light[7], light[8], light[9]
+    spec_min = (0.5 / 255.0 / max(ks, 1e-12)) ** (1.0 / max(shininess, 1))  # ks * x**n < half a level
+    for k in range(nj):
+        nx, ny, nz, z, w = J[0, k], J[1, k], J[2, k], J[3, k], J[4, k]
+        # in the antialiasing fringe outside the silhouette, the in-plane normal (sc = 1 inside)
+        s2 = nx * nx + ny * ny
+        sc = 1.0 / np.sqrt(max(s2, 1.0))
+        nx, ny = nx * sc, ny * sc
+        nz = 0.0 if s2 > 1.0 else nz
+        diffuse = ambient + kd * max(nx * lx + ny * ly + nz * lz, 0.0)
+        ndh = nx * hx + ny * hy + nz * hz
+        # ks * ndh ** shininess by squaring, branch-free (shininess < 256); x >= spec_min keeps the
+        # lanes whose highlight is dropped away from denormals
+        x = max(ndh, spec_min)
         spec = ks
         e = shininess
-        while e > 0:  # ndh ** shininess by squaring
-            if e & 1:
-                spec *= ndh
-            ndh *= ndh
+        for _ in range(8):
+            spec = spec * x if e & 1 else spec
             e >>= 1
-    f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
-    return (r * diffuse + spec) * f, (g * diffuse + spec) * f, (b * diffuse + spec) * f
+            x = x * x if e else x
+        spec = spec if ndh > spec_min else 0.0  # below it the highlight rounds to nothing
+        f = w * (1.0 - cue * (1.0 - min(max((z - z_far) * inv_dz, 0.0), 1.0)))
+        O[0, k] = (J[5, k] * diffuse + spec) * f
+        O[1, k] = (J[6, k] * diffuse + spec) * f
+        O[2, k] = (J[7, k] * diffuse + spec) * f
 
 
 @nb.njit(**_JIT)
 def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible,
-               z1, id1, c1, z2, id2, c2):  # fmt: skip
+               z1, id1, c1, z2, id2, c2, J1, J2, O1, O2, jpix, jpar):  # fmt: skip
     """Draw, shade and resolve one tile, using the (tile, tile) buffers given (reset here).
 
     A layer is empty where its depth is -inf (ids and coverages there are stale and never read).
@@ -265,9 +281,9 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
             b = pid - n
             _draw_stick(pid, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4], bp[b, 5], bp[b, 6], bond_r[b],
                         X0, Y0, tw, th, z1, id1, c1, z2, id2, c2)  # fmt: skip
-    ambient, kd, ks, shininess = light[0], light[1], light[2], int(light[3])
-    lx, ly, lz, hx, hy, hz = light[4], light[5], light[6], light[7], light[8], light[9]
-    spec_min = (0.5 / 255.0 / max(ks, 1e-12)) ** (1.0 / max(shininess, 1))  # ks * x**n < half a level
+    # shading inputs: every nearest fragment (J1), and the fragment behind each partly covered one (J2)
+    n1 = 0
+    n2 = 0
     for p in range(th):
         sy = Y0 + p + 0.5
         for j in range(tw):
@@ -276,6 +292,8 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                 continue
             sx = X0 + j + 0.5
             w1 = c1[p, j]
+            k = np.uint64(n1)
+            n1 += 1
             idx = id1[p, j]
             if idx < n:
                 ui = np.uint64(idx)
@@ -286,8 +304,9 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                 nx, ny, nz, far = _stick_normal(sx, sy, z, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4],
                                                 bp[b, 5], bp[b, 7], bp[b, 8])  # fmt: skip
                 atom = np.uint64(bond_b[b] if far else bond_a[b])
-            r, g, bl = _shade(nx, ny, nz, z, w1, rgb[atom, 0], rgb[atom, 1], rgb[atom, 2], ambient, kd, ks,
-                              shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz, cue)  # fmt: skip
+            J1[0, k], J1[1, k], J1[2, k], J1[3, k], J1[4, k] = nx, ny, nz, z, w1
+            J1[5, k], J1[6, k], J1[7, k] = rgb[atom, 0], rgb[atom, 1], rgb[atom, 2]
+            jpix[k] = 3 * ((Y0 + p) * size + X0 + j)
             z = z2[p, j]
             if w1 < 1.0 and z > -np.inf:  # partly covered: blend the layer behind
                 idx = id2[p, j]
@@ -300,14 +319,23 @@ def _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                     nx, ny, nz, far = _stick_normal(sx, sy, z, bp[b, 0], bp[b, 1], bp[b, 2], bp[b, 3], bp[b, 4],
                                                     bp[b, 5], bp[b, 7], bp[b, 8])  # fmt: skip
                     atom = np.uint64(bond_b[b] if far else bond_a[b])
-                r2, g2, b2 = _shade(nx, ny, nz, z, (1.0 - w1) * c2[p, j], rgb[atom, 0], rgb[atom, 1], rgb[atom, 2],
-                                    ambient, kd, ks, shininess, spec_min, lx, ly, lz, hx, hy, hz, z_far, inv_dz,
-                                    cue)  # fmt: skip
-                r, g, bl = r + r2, g + g2, bl + b2
-            yi, xi = np.uint64(Y0 + p), np.uint64(X0 + j)
-            image[yi, xi, 0] = np.uint8(min(255.0, r * 255.0 + 0.5))
-            image[yi, xi, 1] = np.uint8(min(255.0, g * 255.0 + 0.5))
-            image[yi, xi, 2] = np.uint8(min(255.0, bl * 255.0 + 0.5))
+                k2 = np.uint64(n2)
+                n2 += 1
+                J2[0, k2], J2[1, k2], J2[2, k2], J2[3, k2], J2[4, k2] = nx, ny, nz, z, (1.0 - w1) * c2[p, j]
+                J2[5, k2], J2[6, k2], J2[7, k2] = rgb[atom, 0], rgb[atom, 1], rgb[atom, 2]
+                jpar[k2] = k
+    _shade(n1, J1, O1, light, z_far, inv_dz, cue)
+    _shade(n2, J2, O2, light, z_far, inv_dz, cue)
+    for k2 in range(n2):
+        k = np.uint64(jpar[k2])
+        O1[0, k] += O2[0, k2]
+        O1[1, k] += O2[1, k2]
+        O1[2, k] += O2[2, k2]
+    for k in range(n1):
+        o = np.uint64(jpix[k])
+        image[o] = np.uint8(min(255.0, O1[0, k] * 255.0 + 0.5))
+        image[o + 1] = np.uint8(min(255.0, O1[1, k] * 255.0 + 0.5))
+        image[o + 2] = np.uint8(min(255.0, O1[2, k] * 255.0 + 0.5))
     # visibility: the atom is the nearest fragment at its centre pixel
     for q in range(start[t], start[t + 1]):
         i = items[q]
@@ -405,12 +433,16 @@ def _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
     id2 = np.empty((tile, tile), dtype=np.int64)
     c1 = np.empty((tile, tile))
     c2 = np.empty((tile, tile))
+    J1, J2 = np.empty((8, tile * tile)), np.empty((8, tile * tile))
+    O1, O2 = np.empty((3, tile * tile)), np.empty((3, tile * tile))
+    jpix = np.empty(tile * tile, dtype=np.int64)
+    jpar = np.empty(tile * tile, dtype=np.int64)
     for tx in range(ntiles_x):
         t = ty * ntiles_x + tx
         if start[t + 1] > start[t]:
             _draw_tile(t, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
                        bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible,
-                       z1, id1, c1, z2, id2, c2)  # fmt: skip
+                       z1, id1, c1, z2, id2, c2, J1, J2, O1, O2, jpix, jpar)  # fmt: skip
 
 
 @nb.njit(**_JIT)
@@ -430,8 +462,9 @@ def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z
     bond_r : float64 (B,)
         Stick radii in pixels.
     light : float64 (10,)
-        ``ambient, diffuse, specular, shininess (integer), L (3,), H (3,)``: weights, Blinn-Phong
-        exponent, unit light and half vectors in screen axes (x right, y down, z to the viewer).
+        ``ambient, diffuse, specular, shininess (integer, 1..255), L (3,), H (3,)``: weights,
+        Blinn-Phong exponent, unit light and half vectors in screen axes (x right, y down, z to the
+        viewer).
     z_near, z_far, cue : float
         Depth-cue range (pixels) and strength: colour factor ``1 - cue`` at ``z_far``, 1 at ``z_near``.
     image : uint8 (size, size, 3)
@@ -441,9 +474,10 @@ def rasterize(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r, light, z
     """
     bp, inv_rad, start, items, ntiles_x = _setup(size, tile, cx, cy, cz, rad, bond_a, bond_b, bond_r)
     inv_dz = 1.0 / (z_near - z_far) if z_near > z_far else 0.0
+    flat = image.reshape(size * size * 3)
     for ty in range(ntiles_x):
         _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
-                  bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible)  # fmt: skip
+                  bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, flat, visible)  # fmt: skip
 
 
 @nb.njit(**_PJIT)
@@ -452,6 +486,7 @@ def rasterize_parallel(size, tile, cx, cy, cz, rad, rgb, bond_a, bond_b, bond_r,
     """:func:`rasterize` with rows of tiles spread over numba's threads (same output, byte for byte)."""
     bp, inv_rad, start, items, ntiles_x = _setup(size, tile, cx, cy, cz, rad, bond_a, bond_b, bond_r)
     inv_dz = 1.0 / (z_near - z_far) if z_near > z_far else 0.0
+    flat = image.reshape(size * size * 3)
     for ty in nb.prange(ntiles_x):  # rows write disjoint parts of image and visible
         _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
-                  bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, image, visible)  # fmt: skip
+                  bond_a, bond_b, bond_r, bp, inv_rad, light, z_far, inv_dz, cue, flat, visible)  # fmt: skip
