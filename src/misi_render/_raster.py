@@ -45,8 +45,8 @@ vector width); the image is then written through a flat view, with no per-pixel 
 **Performance notes.**  The row loops of spheres and sticks are branch-free (validity is a mask,
 the two-layer insert is written with selects) and index one buffer at constant field offsets, so
 LLVM vectorises them with no run-time overlap checks; each row is widened to whole groups of 4
-pixels (the extra pixels fail the exact coverage test, or fall in buffer columns past the image
-edge that are never read), so there is no scalar remainder loop.  numba reference-counts array
+pixels (the extra pixels fail the exact coverage test, or fall in buffer columns past the tile's
+last column, which are never read), so there is no scalar remainder loop.  numba reference-counts array
 arguments on every call of a jitted helper, so per-fragment and per-pixel work is either written
 inline or done by helpers that take scalars only; helpers taking arrays are called once per
 primitive or tile.  Array indices in the hot loops are cast to ``np.uint64`` where they are known
@@ -143,7 +143,7 @@ def _draw_sphere(i, cx, cy, cz, r, X0, Y0, tw, th, colx, L):
             continue
         base = np.uint64(pp * T)
         # whole groups of 4 (AVX2 lanes): no scalar remainder; the extra pixels fail the exact test
-        # (or lie in the buffer's unused columns past the image edge, never read)
+        # (or lie in buffer columns past the tile's last one, never read)
         for j in range(np.uint64(jlo & ~3), np.uint64(jhi | 3) + np.uint64(1)):  # vectorised
             o = base + j
             dx = colx[j] - cx
@@ -200,7 +200,7 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, colx, 
             continue
         base = np.uint64(pp * T)
         # whole groups of 4 (AVX2 lanes): no scalar remainder; the extra pixels fail the exact test
-        # (or lie in the buffer's unused columns past the image edge, never read)
+        # (or lie in buffer columns past the tile's last one, never read)
         for j in range(np.uint64(jlo & ~3), np.uint64(jhi | 3) + np.uint64(1)):  # vectorised
             o = base + j
             wx = colx[j] - ax
