@@ -146,6 +146,8 @@ class FileSource:
 
     def _read_ligand_file(self):
         path = self.ligand
+        if not path.is_file():
+            raise MisiInputError(path, "file not found")
         if self.pose is not None or path.suffix.lower() == ".gz":
             lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id)
             return lig, mol, path
