@@ -36,15 +36,15 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
     Raises ``ValueError`` for an input of no known kind, or options that do not apply to it.
     """
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() or not (path.exists() or is_manifest(path) or is_structure_file(path)):
         if ligand or smiles or poses:
             raise ValueError(f"{path}: --ligand, --smiles and --poses apply to a structure file, not a folder")
         from misi_geom import find_complex_dirs
 
         dirs = find_complex_dirs(path)
         return InputPlan({d.name: FolderSource(d) for d in dirs})
-    if not path.exists():
-        raise ValueError(f"{path}: input not found")
+    if not path.is_file():
+        raise ValueError(f"{path}: input file not found")
     if is_manifest(path):
         if ligand or smiles:
             raise ValueError(f"{path}: --ligand and --smiles apply to a structure file; a manifest has columns for them")
