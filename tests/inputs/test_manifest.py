@@ -180,3 +180,23 @@ def test_cli_rejects_misused_input_options(argv, message, capsys):
         rc = exc.code
     assert rc != 0
     assert message in capsys.readouterr().err
+
+
+def test_a_bad_row_never_stops_the_batch_and_a_resumed_run_keeps_the_card(data, tmp_path):
+    m = tmp_path / "m.csv"
+    m.write_text(
+        "id,protein,ligand,smiles,split\n"
+        f"entry,{data}/4cwb_entry.cif.gz,X6L,[NH2+]=c1[nH]c(=O)c2[nH]c(SCC(=O)c3ccc(-c4ccccc4)cc3)nc2[nH]1,test\n"
+        f"nosmiles,{data}/4cwb_entry.cif.gz,X6L,,test\n"  # fails when loaded
+        f"badsplit,{data}/4cwb_entry.cif.gz,X6L,,dev\n"  # fails when read
+    )
+    cfg = GenerateConfig(input_dir=m, out_dir=tmp_path / "out", tasks=("translation",), seed=1, size=64)
+    summary = generate_dataset(cfg, progress=False)
+    assert set(summary.failed_complexes) == {"nosmiles", "badsplit"}
+    assert "no hydrogens and no SMILES" in summary.failed_complexes["nosmiles"]
+    assert {r["complex_id"] for r in _rows(cfg.out_dir).values()} == {"entry"}
+    card = (cfg.out_dir / "README.md").read_bytes()
+    assert b"`nosmiles`" in card and b"| `entry` |" in card
+    again = generate_dataset(cfg, progress=False)  # everything done: nothing reloaded
+    assert again.sources == summary.sources
+    assert (cfg.out_dir / "README.md").read_bytes() == card

@@ -72,7 +72,7 @@ class FolderSource:
 
     def describe(self) -> dict[str, str]:
         """Short column values for a table: protein, ligand, pocket."""
-        return {"protein": "", "ligand": "", "pocket": f"{self.path.name}/"}
+        return {"protein": f"{self.path.name}/ (PDBbind folder)", "ligand": "", "pocket": ""}
 
     def load(self) -> LoadedComplex:
         return LoadedComplex(load_complex(self.path))
