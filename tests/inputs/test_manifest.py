@@ -200,3 +200,21 @@ def test_a_bad_row_never_stops_the_batch_and_a_resumed_run_keeps_the_card(data, 
     again = generate_dataset(cfg, progress=False)  # everything done: nothing reloaded
     assert again.sources == summary.sources
     assert (cfg.out_dir / "README.md").read_bytes() == card
+
+
+def test_structure_input_with_a_pose_file_and_a_pose_limit(data):
+    plan = discover_inputs(data / "4cwb_apo.pdb.gz", ligand=str(data / "4cwb_poses.sdf"), poses=2)
+    assert plan.kind == "entry" and list(plan.sources) == ["4cwb_apo_pose1", "4cwb_apo_pose2"]
+    assert {s.group for s in plan.sources.values()} == {"4cwb_apo"}
+    with pytest.raises(ValueError, match="needs --ligand"):
+        discover_inputs(data / "4cwb_apo.pdb.gz")
+
+
+def test_selected_ligand_with_a_pocket_file_leaves_the_pocket_without_it(data, smiles_4cwb, tmp_path):
+    """A pocket file cut around the ligand (here: the entry itself) must not keep the ligand as a residue."""
+    m = tmp_path / "m.csv"
+    m.write_text(f"id,protein,ligand,pocket,smiles\nx,{data}/4cwb_entry.cif.gz,X6L,{data}/4cwb_entry.cif.gz,{smiles_4cwb}\n")
+    loaded = read_manifest(m).sources[0].load()
+    c = loaded.complex
+    assert loaded.provenance["pocket"] == "file"
+    assert (c.res_name == "X6L").sum() == (c.is_ligand).sum() == 27

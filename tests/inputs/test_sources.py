@@ -210,3 +210,21 @@ def test_pocket_cut_is_invariant_under_rigid_motion(protein_2w9r, rotvec, shift)
     np.testing.assert_array_equal(moved.atom_name, still.atom_name)
     np.testing.assert_array_equal(moved.res_id, still.res_id)
     np.testing.assert_allclose(moved.coord, motion.apply(still.coord), atol=1e-9)
+
+
+def test_a_smiles_sets_the_bond_orders_of_a_ligand_file_too(data, smiles_4cwb):
+    plain = FileSource("p", protein=data / "4cwb_apo.pdb.gz", ligand=data / "4cwb_poses.sdf", pose=1).load()
+    templ = FileSource("p", protein=data / "4cwb_apo.pdb.gz", ligand=data / "4cwb_poses.sdf", pose=1,
+                       smiles=smiles_4cwb).load()
+    assert plain.provenance["bond_orders"] == "file" and templ.provenance["bond_orders"] == "smiles template"
+    a, b = plain.complex, templ.complex
+    np.testing.assert_array_equal(a.coord, b.coord)
+    np.testing.assert_array_equal(a.atom_name, b.atom_name)
+    # the SDF is kekulised, the template aromatic: same bonds, aromatic rings as 1.5
+    np.testing.assert_array_equal(a.bonds, b.bonds)
+    assert templ.provenance["warnings"] == []
+    np.testing.assert_array_equal(a.bond_order, b.bond_order)  # the SDF's own orders were right
+    np.testing.assert_array_equal(a.formal_charge, b.formal_charge)
+    with pytest.raises(MisiInputError, match="4cwb_poses.sdf: ligand: SMILES does not match"):
+        FileSource("p", protein=data / "4cwb_apo.pdb.gz", ligand=data / "4cwb_poses.sdf", pose=1,
+                   smiles="c1ccccc1" + "C" * 21).load()

@@ -52,9 +52,16 @@ def _heavy_copy(mol):
     for idx in sorted((a.GetIdx() for a in mol.GetAtoms() if a.GetAtomicNum() == 1), reverse=True):
         rw.RemoveAtom(idx)
     out = rw.GetMol()
+    # a blank slate, so that the template always decides (RDKit's function keeps a molecule whose
+    # orders already match, with whatever hydrogen counts it holds)
     for a in out.GetAtoms():
         a.SetNoImplicit(False)
         a.SetNumExplicitHs(0)
+        a.SetFormalCharge(0)
+        a.SetIsAromatic(False)
+    for b in out.GetBonds():
+        b.SetBondType(Chem.BondType.SINGLE)
+        b.SetIsAromatic(False)
     return out, heavy
 
 

@@ -21,6 +21,7 @@ id the split is drawn from: every pose of one complex lands in the same split) a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
 
@@ -45,6 +46,19 @@ __all__ = ["LoadedComplex", "FolderSource", "FileSource", "ComplexSource", "POCK
 
 #: Å: a pocket cut from a protein holds every residue with a heavy atom this close to a ligand heavy atom.
 POCKET_CUTOFF = 10.0
+
+
+@lru_cache(maxsize=2)
+def _cached_structure(path: str, size: int, mtime_ns: int) -> Complex:
+    return read_structure(path)
+
+
+def _read_protein(path: Path) -> Complex:
+    """:func:`read_structure`, cached for the poses that share one protein (keyed by size and mtime)."""
+    if not path.is_file():
+        return read_structure(path)  # the usual one-line error
+    st = path.stat()
+    return _cached_structure(str(path), st.st_size, st.st_mtime_ns)
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,7 @@ class FolderSource:
         return {"protein": f"{self.path.name}/ (PDBbind folder)", "ligand": "", "pocket": ""}
 
     def load(self) -> LoadedComplex:
+        """The folder's complex (:func:`misi_geom.io.load_complex`), no provenance."""
         return LoadedComplex(load_complex(self.path))
 
 
@@ -137,7 +152,7 @@ class FileSource:
             if self.selection is not None:  # a pocket file cut around the ligand may hold it
                 pocket = pocket[~residue_mask_of(pocket, entry.key)]
         else:
-            protein = protein if protein is not None else read_structure(self.protein, pdb_id=self.id)
+            protein = protein if protein is not None else _read_protein(self.protein)
             pocket, pocket_path = pocket_from_protein(protein, ligand, POCKET_CUTOFF), self.protein
         c = assemble_complex(pocket, ligand, pdb_id=self.id, pocket_path=pocket_path, ligand_path=lig_path,
                              max_ligand_gap=MAX_LIGAND_GAP)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from misi_geom.errors import MisiInputError
-from misi_geom.inputs import ComplexSource, FileSource, FolderSource, is_structure_file, stem_id
+from misi_geom.inputs import ComplexSource, FolderSource, is_structure_file, stem_id
 from misi_tasks.inputs.manifest import is_manifest, read_manifest, sources_of_row
 from misi_tasks.seeding import DEFAULT_TEST_FRACTION, split_of
 
