@@ -218,3 +218,18 @@ def test_selected_ligand_with_a_pocket_file_leaves_the_pocket_without_it(data, s
     c = loaded.complex
     assert loaded.provenance["pocket"] == "file"
     assert (c.res_name == "X6L").sum() == (c.is_ligand).sum() == 27
+
+
+def test_poses_of_one_complex_share_the_split_drawn_from_its_id(data, tmp_path):
+    from misi_tasks.inputs import assign_splits
+    from misi_tasks.seeding import split_of
+
+    m = tmp_path / "m.csv"
+    rows = "".join(f"c{k},{data}/4cwb_apo.pdb.gz,{data}/4cwb_poses.sdf\n" for k in range(40))
+    m.write_text("id,protein,ligand\n" + rows)
+    sources = discover_inputs(m).sources
+    assert len(sources) == 120
+    splits = assign_splits(sources, "auto", 0.5)
+    for k in range(40):
+        assert {splits[f"c{k}_pose{p}"] for p in (1, 2, 3)} == {split_of(f"c{k}", 0.5)}
+    assert set(splits.values()) == {"train", "test"}
