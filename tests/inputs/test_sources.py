@@ -228,3 +228,24 @@ def test_a_smiles_sets_the_bond_orders_of_a_ligand_file_too(data, smiles_4cwb):
     with pytest.raises(MisiInputError, match="4cwb_poses.sdf: ligand: SMILES does not match"):
         FileSource("p", protein=data / "4cwb_apo.pdb.gz", ligand=data / "4cwb_poses.sdf", pose=1,
                    smiles="c1ccccc1" + "C" * 21).load()
+
+
+def test_a_selection_matching_two_copies_takes_the_first_and_warns(data, smiles_4cwb, tmp_path):
+    """A second copy of X6L (chain B, moved 40 Å away) is added to the entry, as in a dimer."""
+    import gemmi
+
+    st = gemmi.read_structure(str(data / "4cwb_entry.cif.gz"))
+    copy = next(r for r in st[0]["A"] if r.name == "X6L").clone()
+    for at in copy:
+        at.pos = gemmi.Position(at.pos.x + 40.0, at.pos.y, at.pos.z)
+    chain = gemmi.Chain("B")
+    chain.add_residue(copy)
+    st[0].add_chain(chain)
+    st.setup_entities()
+    path = tmp_path / "dimer.cif"
+    st.make_mmcif_document().write_file(str(path))
+    got = read_entry_ligand(path, "X6L", smiles=smiles_4cwb)
+    assert got.selected == "X6L:A:1201"
+    assert len(got.warnings) == 1 and "matches 2 residues" in got.warnings[0] and "X6L:B:1201" in got.warnings[0]
+    assert ((got.protein.res_name == "X6L") & (got.protein.chain_id == "B")).sum() == 27  # the other copy stays
+    assert read_entry_ligand(path, "X6L:B", smiles=smiles_4cwb).selected == "X6L:B:1201"
