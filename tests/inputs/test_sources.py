@@ -249,3 +249,12 @@ def test_a_selection_matching_two_copies_takes_the_first_and_warns(data, smiles_
     assert len(got.warnings) == 1 and "matches 2 residues" in got.warnings[0] and "X6L:B:1201" in got.warnings[0]
     assert ((got.protein.res_name == "X6L") & (got.protein.chain_id == "B")).sum() == 27  # the other copy stays
     assert read_entry_ligand(path, "X6L:B", smiles=smiles_4cwb).selected == "X6L:B:1201"
+
+
+def test_a_pose_docked_into_a_holo_protein_warns_about_the_overlap(data):
+    """The entry still holds X6L; docking pose 1 sits exactly on it."""
+    holo = FileSource("h", protein=data / "4cwb_entry.cif.gz", ligand=data / "4cwb_poses.sdf", pose=1).load()
+    assert len(holo.provenance["warnings"]) == 1
+    assert "X6L 1201 A overlap the ligand (27 heavy atoms" in holo.provenance["warnings"][0]
+    apo = FileSource("a", protein=data / "4cwb_apo.pdb.gz", ligand=data / "4cwb_poses.sdf", pose=1).load()
+    assert apo.provenance["warnings"] == []

@@ -7,7 +7,8 @@ hydrogens flagged).  The selected residue is then taken out of it as the ligand;
 pocket file.  Several residues may match a short selection (``ATP`` in chains A and B): the first
 in file order is used and a warning names the others.
 
-The ligand's atoms keep their names from the structure and its residue name; bonds come from
+Chain and residue number are the author's (``auth_asym_id``, ``auth_seq_id`` in mmCIF), as PDB files
+and viewers show them.  The ligand's atoms keep their names from the structure and its residue name; bonds come from
 covalent radii, bond orders from a SMILES template or RDKit's perception
 (:mod:`misi_geom.inputs.bond_orders`).
 """

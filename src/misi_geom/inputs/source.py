@@ -10,6 +10,8 @@ of one complex explicitly (a manifest row, or ``misi-gen --input entry.cif --lig
 - the pocket is the given pocket file, else cut from the protein
   (:func:`misi_geom.io.pocket_from_protein`: whole residues with a heavy atom within 10 Å of a ligand
   heavy atom);
+- a pocket residue overlapping the ligand (heavy atoms within 1 Å, e.g. the crystal ligand left in a
+  holo protein next to a docked pose) is kept, with a warning;
 - a single ligand file beside its PDBbind sibling (``x_ligand.mol2`` / ``x_ligand.sdf``) is read the
   way the folder loader reads the pair, so a PDBbind complex gives the same complex either way.
 
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
+
+import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
@@ -46,6 +50,8 @@ __all__ = ["LoadedComplex", "FolderSource", "FileSource", "ComplexSource", "POCK
 
 #: Å: a pocket cut from a protein holds every residue with a heavy atom this close to a ligand heavy atom.
 POCKET_CUTOFF = 10.0
+#: Å: a pocket heavy atom this close to a ligand heavy atom overlaps it (a warning, see ``load``).
+OVERLAP = 1.0
 
 
 @lru_cache(maxsize=2)
@@ -154,6 +160,7 @@ class FileSource:
         else:
             protein = protein if protein is not None else _read_protein(self.protein)
             pocket, pocket_path = pocket_from_protein(protein, ligand, POCKET_CUTOFF), self.protein
+        warnings += _overlap_warnings(pocket, ligand)
         c = assemble_complex(pocket, ligand, pdb_id=self.id, pocket_path=pocket_path, ligand_path=lig_path,
                              max_ligand_gap=MAX_LIGAND_GAP)
         return LoadedComplex(c, self._provenance(c, bond_orders, warnings,
@@ -205,6 +212,24 @@ class FileSource:
         if self.smiles:
             out["smiles"] = self.smiles
         return out
+
+
+def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
+    """Pocket residues with a heavy atom within :data:`OVERLAP` Å of a ligand heavy atom (no bond is
+    that short): typically the ligand left in a holo protein file next to a docked pose."""
+    from scipy.spatial import cKDTree
+
+    heavy = ~pocket.is_hydrogen
+    lig = ligand.coord[~ligand.is_hydrogen]
+    d = cKDTree(lig).query(pocket.coord[heavy], k=1, distance_upper_bound=OVERLAP)[0]
+    hit = np.flatnonzero(heavy)[d < OVERLAP]
+    if len(hit) == 0:
+        return []
+    residues = dict.fromkeys(
+        f"{pocket.res_name[k]} {pocket.res_id[k]}{pocket.ins_code[k]}{(' ' + pocket.chain_id[k]) if pocket.chain_id[k] else ''}"
+        for k in hit)
+    return [f"pocket residue(s) {', '.join(residues)} overlap the ligand ({len(hit)} heavy atoms within "
+            f"{OVERLAP:g} Å): is the ligand also in the protein file?"]
 
 
 #: Either kind of source.
