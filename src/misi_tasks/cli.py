@@ -25,7 +25,8 @@ __all__ = ["main", "build_parser"]
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="misi-gen",
-        description="Generate MiSI-Bench-style images, questions and answers from PDBbind-layout complexes.",
+        description="Generate MiSI-Bench-style images, questions and answers from protein-ligand complexes "
+                    "(PDBbind folders, manifests, PDB/mmCIF entries, multi-pose SDFs).",
     )
     p.add_argument("--task", default="all",
                    help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
