@@ -45,6 +45,8 @@ __all__ = [
     "read_structure",
     "read_ligand",
     "find_ligand_file",
+    "read_ligand_candidates",
+    "assemble_complex",
     "load_complex",
     "find_complex_dirs",
     "load_complexes",
@@ -323,14 +325,24 @@ def _read_ligand_any(folder: Path, pdb_id: str, fmt: LigandFormat) -> tuple[Comp
     files = find_ligand_file(folder, pdb_id, fmt)
     if not files:
         raise MisiInputError(folder / f"{pdb_id}_ligand.mol2", f"missing ligand (no {pdb_id}_ligand.mol2 or .sdf)")
+    return read_ligand_candidates(files, pdb_id=pdb_id, names_from=folder / f"{pdb_id}_ligand.mol2")
+
+
+def read_ligand_candidates(files: list[Path], *, pdb_id: str = "", names_from: Path | None = None
+                           ) -> tuple[Complex, object, Path]:
+    """Read the first of ``files`` that RDKit parses: every file sanitised, then every file unsanitised.
+
+    ``names_from`` is a mol2 file whose atom names, SYBYL types and residue names are given to the
+    ligand when it holds the same atoms (:func:`_annotate_from_mol2`).  Returns the ligand, its RDKit
+    Mol and the file it came from.
+    """
     errors = []
     for sanitize in (True, False):
         for f in files:
             try:
                 lig, mol = read_ligand(f, sanitize=sanitize, pdb_id=pdb_id)
-                mol2 = folder / f"{pdb_id}_ligand.mol2"
-                if mol2.is_file():
-                    lig = _annotate_from_mol2(lig, mol2)
+                if names_from is not None and names_from.is_file():
+                    lig = _annotate_from_mol2(lig, names_from)
                 return lig, mol, f
             except MisiInputError as exc:
                 errors.append(exc.problem)
@@ -339,11 +351,16 @@ def _read_ligand_any(folder: Path, pdb_id: str, fmt: LigandFormat) -> tuple[Comp
 
 # --- whole complexes ------------------------------------------------------------------------
 def pocket_from_protein(protein: Complex, ligand: Complex, cutoff: float = 10.0) -> Complex:
-    """Whole residues of ``protein`` with any atom within ``cutoff`` Å of a ligand heavy atom."""
+    """Whole residues of ``protein`` with a heavy atom within ``cutoff`` Å of a ligand heavy atom.
+
+    Hydrogens are not counted on either side (PDBbind's convention), so the pocket of a structure
+    does not depend on whether its hydrogens were modelled.
+    """
     from scipy.spatial import cKDTree
 
     heavy = ligand.coord[~ligand.is_hydrogen]
     near = cKDTree(heavy).query(protein.coord, k=1, distance_upper_bound=cutoff)[0] <= cutoff
+    near &= ~protein.is_hydrogen
     keep = np.isin(protein.res_index, np.unique(protein.res_index[near]))
     pocket = protein[keep]
     # renumber residues 0..R-1 so neighbouring pocket residues alternate colours
@@ -386,6 +403,18 @@ def load_complex(
             raise MisiInputError(folder, f"no {pdb_id}_pocket.pdb and no {pdb_id}_protein.pdb")
         pocket_path = protein_path
         pocket = pocket_from_protein(read_structure(protein_path, pdb_id=pdb_id), ligand, pocket_cutoff)
+    c = assemble_complex(pocket, ligand, pdb_id=pdb_id, pocket_path=pocket_path, ligand_path=lig_path,
+                         max_ligand_gap=max_ligand_gap)
+    return (c, mol) if with_mol else c
+
+
+def assemble_complex(pocket: Complex, ligand: Complex, *, pdb_id: str, pocket_path: str | Path,
+                     ligand_path: str | Path, max_ligand_gap: float = MAX_LIGAND_GAP) -> Complex:
+    """Pocket + ligand as one :class:`Complex`, the ligand's ``res_index`` one past the last pocket residue.
+
+    Raises :class:`MisiInputError` if the pocket has no heavy atom or the ligand sits more than
+    ``max_ligand_gap`` Å from it (the files do not belong together).
+    """
     heavy_pocket = pocket.coord[~pocket.is_hydrogen]
     if len(heavy_pocket) == 0:
         raise MisiInputError(pocket_path, "no pocket heavy atoms (near the ligand)")
@@ -394,12 +423,11 @@ def load_complex(
     gap = float(cKDTree(heavy_pocket).query(ligand.coord[~ligand.is_hydrogen], k=1)[0].min())
     if gap > max_ligand_gap:
         raise MisiInputError(
-            lig_path, f"ligand is {gap:.1f} Å from the nearest pocket atom (more than {max_ligand_gap:g} Å): wrong files?"
+            ligand_path, f"ligand is {gap:.1f} Å from the nearest pocket atom (more than {max_ligand_gap:g} Å): wrong files?"
         )
     n_res = int(pocket.res_index.max()) + 1
     ligand = Complex(**{**_fields(ligand), "res_index": np.full(len(ligand), n_res, np.int32)})
-    c = Complex.concatenate([pocket, ligand], pdb_id=pdb_id)
-    return (c, mol) if with_mol else c
+    return Complex.concatenate([pocket, ligand], pdb_id=pdb_id)
 
 
 def find_complex_dirs(root: str | Path) -> list[Path]:

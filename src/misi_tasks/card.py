@@ -7,6 +7,7 @@ no host, no worker count).
 from __future__ import annotations
 
 from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
+from misi_tasks.inputs.provenance import card_sources_section
 from misi_tasks.names import TASK_CODES, TASK_NAMES
 from misi_tasks.units import atomic_write_bytes
 
@@ -68,6 +69,7 @@ def render_card(cfg, summary) -> str:
         f"- complexes: {summary.complexes}; skipped: {len(summary.failed_complexes)}",
         *skipped,
         "",
+        *card_sources_section(getattr(summary, "sources", {})),
         "## Provenance",
         "",
         "Structures are PDBbind-layout complexes (coordinates from the Protein Data Bank; PDBbind processing "

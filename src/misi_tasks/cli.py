@@ -5,6 +5,8 @@ Examples::
     misi-gen --task all --out misi_out                 # the bundled sample complexes
     misi-gen --task docking --input pdbbind/ --out out --split test --workers 2
     misi-gen --task T4 --task-params '{"residue-ligand": {"hard_negatives": true}}' --out out
+    misi-gen --input complexes.csv --check                 # validate a manifest, render nothing
+    misi-gen --input 1abc.cif.gz --ligand ATP:A --smiles '...' --out out
 """
 
 from __future__ import annotations
@@ -23,13 +25,22 @@ __all__ = ["main", "build_parser"]
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="misi-gen",
-        description="Generate MiSI-Bench-style images, questions and answers from PDBbind-layout complexes.",
+        description="Generate MiSI-Bench-style images, questions and answers from protein-ligand complexes "
+                    "(PDBbind folders, manifests, PDB/mmCIF entries, multi-pose SDFs).",
     )
     p.add_argument("--task", default="all",
                    help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
     p.add_argument("--input", type=Path, default=None,
-                   help="folder of complexes (<id>/<id>_pocket.pdb, <id>_ligand.mol2|sdf); default: bundled samples")
-    p.add_argument("--out", type=Path, required=True, help="output dataset folder")
+                   help="folder of complexes (<id>/<id>_pocket.pdb, <id>_ligand.mol2|sdf), a manifest (.csv, .yaml) "
+                        "or a PDB/mmCIF file (with --ligand); default: bundled samples")
+    p.add_argument("--ligand", default=None,
+                   help="with a PDB/mmCIF --input: the ligand residue RESNAME[:CHAIN[:RESNUM]], or a ligand file "
+                        "(SDF/mol2; one complex per pose)")
+    p.add_argument("--smiles", default=None, help="with --ligand: SMILES whose bond orders the ligand takes")
+    p.add_argument("--poses", type=int, default=None, help="use only the first N poses of a multi-molecule SDF")
+    p.add_argument("--check", action="store_true",
+                   help="load every complex of --input without rendering, print a table and exit (1 if any fails)")
+    p.add_argument("--out", type=Path, default=None, help="output dataset folder (required unless --check)")
     p.add_argument("--split", choices=["auto", "train", "test"], default="auto",
                    help="put every complex in this split, or 'auto': by a hash of its id (default)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -71,12 +82,18 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         if args.limit is not None and args.limit < 1:
             raise ValueError(f"--limit must be at least 1, got {args.limit}")
+        if args.poses is not None and args.poses < 1:
+            raise ValueError(f"--poses must be at least 1, got {args.poses}")
+        if args.out is None and not args.check:
+            raise ValueError("--out is required (or --check to validate the input only)")
         from misi_tasks.registry import get_task
 
         for t, kw in params.items():
             get_task(t)(**kw)  # unknown parameters fail here, before any work
     except (ValueError, json.JSONDecodeError) as exc:
         parser.error(str(exc))
+    if args.check:
+        return _check(args.input or sample_root(), args)
     cfg = GenerateConfig(
         input_dir=args.input or sample_root(),
         out_dir=args.out,
@@ -90,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         limit=args.limit,
         tiny=args.tiny,
         task_params=params,
+        ligand=args.ligand,
+        smiles=args.smiles,
+        poses=args.poses,
     )
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
@@ -99,6 +119,20 @@ def main(argv: list[str] | None = None) -> int:
     print(summary.format())
     print(f"dataset written to {cfg.out_dir}")
     return 0
+
+
+def _check(path: Path, args: argparse.Namespace) -> int:
+    """``--check``: print the table of :func:`misi_tasks.inputs.check_inputs`; 0 if all load, else 1."""
+    from misi_tasks.inputs import check_inputs, discover_inputs, format_check_table
+
+    try:
+        plan = discover_inputs(path, ligand=args.ligand, smiles=args.smiles, poses=args.poses)
+    except (ValueError, OSError) as exc:
+        print(f"misi-gen: error: {exc}", file=sys.stderr)
+        return 2
+    rows = check_inputs(plan, args.split)
+    print(format_check_table(rows))
+    return 0 if rows and all(r.ok for r in rows) else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

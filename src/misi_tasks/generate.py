@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from misi_tasks.items import Item
 from misi_tasks.names import MC_TASKS, TASK_NAMES
 from misi_tasks.scene import RenderSettings
-from misi_tasks.seeding import DEFAULT_TEST_FRACTION, rng_for, split_of
+from misi_tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
 from misi_tasks.units import WorkDir
 
 __all__ = ["GenerateConfig", "GenerateSummary", "generate_dataset", "generate_items", "TINY_PER_TASK"]
@@ -54,6 +54,9 @@ class GenerateConfig:
     tiny: bool = False
     test_fraction: float = DEFAULT_TEST_FRACTION
     task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ligand: str | None = None  # with a PDB/mmCIF input: RESNAME[:CHAIN[:RESNUM]] or a ligand file
+    smiles: str | None = None  # with a PDB/mmCIF input: the ligand's bond-order template
+    poses: int | None = None  # keep the first N poses of a multi-molecule ligand file
 
     @property
     def settings(self) -> RenderSettings:
@@ -61,7 +64,8 @@ class GenerateConfig:
 
     def fingerprint(self, complex_ids: Iterable[str]) -> str:
         """Hash of everything that shapes the output (not workers, not the output folder)."""
-        d = {k: v for k, v in asdict(self).items() if k not in ("workers", "out_dir", "input_dir")}
+        d = {k: v for k, v in asdict(self).items() if k not in ("workers", "out_dir", "input_dir")
+             and not (k in ("ligand", "smiles", "poses") and v is None)}  # unset: as before these options
         d["complexes"] = sorted(complex_ids)
         d["version"] = _package_version()
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -86,6 +90,7 @@ class GenerateSummary:
     shards_skipped: int = 0
     complexes: int = 0
     failed_complexes: dict[str, str] = field(default_factory=dict)  # id -> reason
+    sources: dict[str, dict] = field(default_factory=dict)  # id -> provenance (explicit-file inputs only)
     task_skips: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # task -> ["id: why"]
     seconds: float = 0.0
 
@@ -109,16 +114,16 @@ class GenerateSummary:
 _PARTNER_CACHE: dict[tuple, Any] = {}
 
 
-def _scene_loader(dirs: dict[str, Path], settings: RenderSettings):
-    from misi_geom import load_complex
+def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
     from misi_tasks.scene import Scene
 
     def load(cid: str):
-        key = (str(dirs[cid]), settings)
+        key = (dirs[cid], settings)
         if key not in _PARTNER_CACHE:
             if len(_PARTNER_CACHE) > 4:
                 _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
-            _PARTNER_CACHE[key] = Scene(load_complex(dirs[cid]), settings)
+            loaded = dirs[cid].load()  # a misi_geom.inputs source
+            _PARTNER_CACHE[key] = Scene(loaded.complex, settings, source=loaded.provenance)
         return _PARTNER_CACHE[key]
 
     return load
@@ -135,6 +140,7 @@ def _process_complex(args: tuple) -> dict[str, Any]:
     """Generate every requested task for one complex and write its units; returns a report."""
     cfg, cid, split, dirs, split_ids = args
     from misi_geom import MisiInputError
+    from misi_tasks.inputs.provenance import save_provenance
     from misi_tasks.registry import GenContext, TaskSkipped, get_task
 
     work = WorkDir(cfg.out_dir)
@@ -148,6 +154,7 @@ def _process_complex(args: tuple) -> dict[str, Any]:
     except MisiInputError as exc:
         report["error"] = str(exc)
         return report
+    save_provenance(cfg.out_dir, cid, scene.source)
     ctx = GenContext(
         seed=cfg.seed, split=split, settings=cfg.settings,
         partner_ids=tuple(i for i in split_ids if i != cid), partner=load,
@@ -260,22 +267,22 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
 
 
 def _plan(cfg: GenerateConfig):
-    from misi_geom import find_complex_dirs
+    from misi_tasks.inputs import assign_splits, discover_inputs
 
-    dirs = find_complex_dirs(cfg.input_dir)
+    plan = discover_inputs(cfg.input_dir, ligand=cfg.ligand, smiles=cfg.smiles, poses=cfg.poses)
+    ids = sorted(plan.sources)
     if cfg.limit is not None:
-        dirs = dirs[: cfg.limit]
-    if not dirs:
+        ids = ids[: cfg.limit]
+    if not ids:
+        if plan.kind != "folder" and plan.failures:
+            raise ValueError("no usable complex: " + "; ".join(plan.failures.values()))
         raise ValueError(f"{cfg.input_dir}: no complex folders (expected <id>/<id>_ligand.mol2 or .sdf)")
-    by_id = {d.name: d for d in dirs}
-    if cfg.split == "auto":
-        splits = {cid: split_of(cid, cfg.test_fraction) for cid in by_id}
-    else:
-        splits = {cid: cfg.split for cid in by_id}
+    by_id = {cid: plan.sources[cid] for cid in ids}
+    splits = assign_splits(by_id, cfg.split, cfg.test_fraction)
     if cfg.tiny:  # the Tiny subset is drawn from the test split
         splits = {cid: s for cid, s in splits.items() if s == "test"} or {cid: "test" for cid in by_id}
         by_id = {cid: by_id[cid] for cid in splits}
-    return by_id, splits
+    return by_id, splits, plan.failures
 
 
 def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateSummary:
@@ -283,9 +290,10 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     from tqdm import tqdm
 
     from misi_tasks.card import write_card
+    from misi_tasks.inputs.provenance import load_provenance
 
     t0 = time.perf_counter()
-    by_id, splits = _plan(cfg)
+    by_id, splits, bad_inputs = _plan(cfg)
     work = WorkDir(cfg.out_dir)
     fingerprint = cfg.fingerprint(by_id)
     state = work.start(fingerprint)
@@ -319,9 +327,11 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                 else:
                     os.environ[k] = v
     bar.close()
+    summary.failed_complexes.update(bad_inputs)
     for r in reports:
         if r["error"]:
             summary.failed_complexes[r["complex"]] = r["error"]
+    summary.sources = load_provenance(cfg.out_dir, [c for c in sorted(by_id) if c not in summary.failed_complexes])
 
     for task in cfg.tasks:
         for split in sorted(set(splits.values())):

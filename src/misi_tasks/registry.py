@@ -81,6 +81,9 @@ class TaskGenerator:
         """Items for one complex; deterministic in (seed, task, complex id)."""
         rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
         items = self.make_items(scene, ctx, rng)
+        if getattr(scene, "source", None) is not None:  # explicit-file inputs: files and checksums
+            for item in items:
+                item.metadata["source"] = scene.source
         if not ctx.keep_renders:
             for item in items:
                 item.renders = {}

@@ -37,9 +37,12 @@ class Scene:
     every view and rotation about that centre (see :func:`misi_geom.fit_camera`).
     """
 
-    def __init__(self, complex_: Complex, settings: RenderSettings = RenderSettings()) -> None:
+    def __init__(self, complex_: Complex, settings: RenderSettings = RenderSettings(),
+                 source: dict | None = None) -> None:
         self.complex = complex_
         self.settings = settings
+        #: provenance of explicit-file inputs (:mod:`misi_geom.inputs`), copied into every item's metadata
+        self.source = source
         heavy = complex_.coord[~complex_.is_hydrogen]
         self.camera: Camera = fit_camera(heavy, settings.size, projection=settings.projection)
         self._views: dict[str, RenderedView] = {}

@@ -128,14 +128,14 @@ def test_pocket_built_from_protein_follows_the_10A_rule(sample_copy, sample_path
     c = load_complex(folder)
     built = c.pocket
 
-    # the rule, computed independently from the file text: whole residues (waters excluded) with any
-    # atom within 10 Å of a ligand heavy atom
+    # the rule, computed independently from the file text: whole residues (waters excluded) with a
+    # heavy atom within 10 Å of a ligand heavy atom (hydrogens not counted, PDBbind's convention)
     lig = np.array([a["xyz"] for a in mol2_atoms(folder / "2w9r_ligand.mol2") if is_heavy_mol2(a)])
     rows = [r for r in pdb_rows(folder / "2w9r_protein.pdb") if r["res_name"] not in WATER]
     xyz = np.array([r["xyz"] for r in rows])
     dmin = np.sqrt(((xyz[:, None, :] - lig[None, :, :]) ** 2).sum(-1)).min(axis=1)
     keys = [(r["chain"], r["res_id"], r["icode"], r["res_name"]) for r in rows]
-    near = {k for k, d in zip(keys, dmin) if d <= 10.0}
+    near = {k for k, d, r in zip(keys, dmin, rows) if d <= 10.0 and r["element"] not in ("H", "D")}
     expected_atoms = [r for r, k in zip(rows, keys) if k in near]
     got = [(r.chain_id, r.res_id, r.ins_code, r.res_name) for r in built.residues()]
     assert got == list(dict.fromkeys(k for k in keys if k in near))  # file order, each residue whole

@@ -1,0 +1,143 @@
+"""A ligand chosen by name inside a PDB/mmCIF entry: ``RESNAME[:CHAIN[:RESNUM[ICODE]]]``.
+
+The structure goes through the same clean-up as any pocket or protein file
+(:func:`misi_geom.io.read_structure`: first model, waters and solvent removed, best alt-loc kept,
+hydrogens flagged).  The selected residue is then taken out of it as the ligand; everything else
+(other ligands, ions, cofactors, other copies of the same ligand) stays with the protein, as in a
+pocket file.  Several residues may match a short selection (``ATP`` in chains A and B): the first
+in file order is used and a warning names the others.
+
+Chain and residue number are the author's (``auth_asym_id``, ``auth_seq_id`` in mmCIF), as PDB files
+and viewers show them.  The ligand's atoms keep their names from the structure and its residue name; bonds come from
+covalent radii, bond orders from a SMILES template or RDKit's perception
+(:mod:`misi_geom.inputs.bond_orders`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from misi_geom.complex import Complex
+from misi_geom.errors import MisiInputError
+from misi_geom.inputs.bond_orders import assign_from_smiles, mol_from_atoms, perceive_bond_orders
+from misi_geom.io import _fields, _ligand_complex, read_structure
+
+__all__ = ["LigandSelection", "EntryLigand", "read_entry_ligand", "residue_mask_of"]
+
+_SELECTION = re.compile(r"^([A-Za-z0-9+\-]{1,5})(?::([A-Za-z0-9]{0,4})(?::(-?\d+)([A-Za-z]?))?)?$")
+
+
+@dataclass(frozen=True)
+class LigandSelection:
+    """A residue named in a structure: name, optional chain, optional number (+ insertion code).
+
+    >>> s = LigandSelection.parse("atp:B:501")
+    >>> s, str(s)
+    (LigandSelection(res_name='ATP', chain='B', res_id=501, ins_code=''), 'ATP:B:501')
+    >>> str(LigandSelection.parse("X6L"))
+    'X6L'
+    """
+
+    res_name: str
+    chain: str | None = None
+    res_id: int | None = None
+    ins_code: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> "LigandSelection":
+        """Parse ``RESNAME[:CHAIN[:RESNUM[ICODE]]]``; raises ``ValueError`` with the expected form."""
+        m = _SELECTION.match(str(text).strip())
+        if not m:
+            raise ValueError(f"ligand selection {text!r} is not RESNAME[:CHAIN[:RESNUM]] (e.g. ATP:A:501)")
+        name, chain, num, icode = m.groups()
+        return cls(name.upper(), chain or None, int(num) if num is not None else None, icode or "")
+
+    def __str__(self) -> str:
+        parts = [self.res_name]
+        if self.chain is not None or self.res_id is not None:
+            parts.append(self.chain or "")
+        if self.res_id is not None:
+            parts.append(f"{self.res_id}{self.ins_code}")
+        return ":".join(parts)
+
+    def matches(self, res_name: str, chain: str, res_id: int, ins_code: str) -> bool:
+        """Whether a residue (name, chain, number, insertion code) is selected."""
+        return (res_name.upper() == self.res_name
+                and (self.chain is None or chain == self.chain)
+                and (self.res_id is None or (res_id == self.res_id and ins_code == self.ins_code)))
+
+
+@dataclass(frozen=True)
+class EntryLigand:
+    """The result of splitting an entry: protein without the ligand, the ligand and its Mol."""
+
+    protein: Complex
+    ligand: Complex
+    mol: object
+    selected: str  # the residue used, fully qualified: "X6L:A:1001"
+    key: tuple[str, str, int, str]  # the same as (name, chain, number, insertion code)
+    bond_orders: str  # "smiles template" or "rdDetermineBonds"
+    warnings: tuple[str, ...]
+
+
+def _residue_keys(c: Complex) -> list[tuple[str, str, int, str]]:
+    starts = np.flatnonzero(np.r_[True, c.res_index[1:] != c.res_index[:-1]])
+    return [(str(c.res_name[k]), str(c.chain_id[k]), int(c.res_id[k]), str(c.ins_code[k])) for k in starts]
+
+
+def residue_mask_of(c: Complex, key: tuple[str, str, int, str]) -> np.ndarray:
+    """Boolean mask of the atoms of residue ``key`` = (name, chain, number, insertion code)."""
+    name, chain, num, icode = key
+    return (c.res_name == name) & (c.chain_id == chain) & (c.res_id == num) & (c.ins_code == icode)
+
+
+def read_entry_ligand(path: str | Path, selection: LigandSelection | str, *, smiles: str | None = None,
+                      pdb_id: str = "") -> EntryLigand:
+    """Split a PDB/mmCIF entry (optionally gzipped) into protein and the selected ligand residue.
+
+    Raises :class:`MisiInputError` (one line naming ``path``) when nothing matches, when the
+    ligand's bond orders cannot be set (no SMILES and no hydrogens), or when the SMILES does not fit.
+    """
+    path = Path(path)
+    sel = LigandSelection.parse(selection) if isinstance(selection, str) else selection
+    structure = read_structure(path, pdb_id=pdb_id)
+    keys = [k for k in _residue_keys(structure) if sel.matches(*k)]
+    if not keys:
+        names = sorted({str(n) for n in structure.res_name[~np.isin(structure.res_name, _STANDARD)]})
+        raise MisiInputError(path, f"no residue matches ligand selection {sel} "
+                                   f"(non-standard residues here: {', '.join(names) or 'none'})")
+    key = keys[0]
+    qualified = f"{key[0]}:{key[1]}:{key[2]}{key[3]}"
+    warnings = []
+    if len(keys) > 1:
+        others = ", ".join(f"{k[0]}:{k[1]}:{k[2]}{k[3]}" for k in keys[1:])
+        warnings.append(f"ligand selection {sel} matches {len(keys)} residues; used {qualified}, not {others}")
+    in_ligand = residue_mask_of(structure, key)
+    atoms = structure[in_ligand]
+    if (~atoms.is_hydrogen).sum() == 0:
+        raise MisiInputError(path, f"ligand {qualified} has no heavy atoms")
+    protein = structure[~in_ligand]
+    if len(protein) == 0:
+        raise MisiInputError(path, f"nothing but ligand {qualified} in the structure")
+    mol = mol_from_atoms(atoms.element.tolist(), atoms.coord)
+    label = f"ligand {qualified}"
+    if smiles:
+        mol, more = assign_from_smiles(mol, smiles, path, label)
+        how = "smiles template"
+    else:
+        mol, more = perceive_bond_orders(mol, path, label)
+        how = "rdDetermineBonds"
+    lig = _ligand_complex(path, mol, pdb_id)
+    lig = Complex(**{**_fields(lig), "atom_name": atoms.atom_name, "res_name": atoms.res_name})
+    return EntryLigand(protein, lig, mol, qualified, key, how, tuple(warnings + more))
+
+
+#: Residue names of the standard amino acids and nucleotides (left out of the "did you mean" list).
+_STANDARD = np.array(
+    "ALA ARG ASN ASP CYS GLN GLU GLY HIS ILE LEU LYS MET PHE PRO SER THR TRP TYR VAL "
+    "MSE SEC PYL A C G U DA DC DG DT DU I DI".split()
+)
