@@ -1,7 +1,7 @@
 """``misi-run``: query any OpenAI-compatible model on a misi dataset and write resumable predictions.
 
 Modules: :mod:`.client` (HTTP client with retries), :mod:`.store` (append-only predictions file),
-:mod:`.items` (item selection, lazy image reading), :mod:`.runner` (concurrency), :mod:`.cli`.
+:mod:`.runner` (concurrency), :mod:`.cli`; item selection and the prompt come from :mod:`misi_tasks.export`.
 It imports neither numba nor the renderer nor the geometry.
 """
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from misi_tasks.dataset import DatasetError
 from misi_tasks.names import SPLITS
 from misi_tasks.run.client import ChatClient, RetryPolicy
-from misi_tasks.run.items import iter_items_with_images, parse_tasks, select_items
+from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
 from misi_tasks.run.runner import RunStats, run_items
 from misi_tasks.run.store import PredictionStore, StoreError
 

@@ -1,4 +1,4 @@
-"""Which items ``misi-run`` asks about, and reading their images lazily.
+"""Which items a harness gets (``misi-run``, ``misi-export``), and reading their images lazily.
 
 Ids and fields come from a fast pass without images; images are then read shard by shard, in small
 batches, only for the items still to answer, so a large dataset never sits in memory at once.
