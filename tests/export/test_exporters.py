@@ -34,7 +34,7 @@ yaml = pytest.importorskip("yaml")
 
 
 def _export(dataset: Path, out: Path, fmt: str, *extra: str) -> None:
-    assert export_main([str(dataset), "--to", fmt, "--out", str(out), *extra]) == 0
+    assert export_main([str(dataset), "--to", fmt, "--out", str(out), "--quiet", *extra]) == 0
 
 
 def _score(dataset: Path, tmp_path: Path, *preds: Path, split: str = "test") -> dict:

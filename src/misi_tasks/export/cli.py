@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                    help="reply cap: openai-batch max_tokens, lmms-eval max_new_tokens (default 512)")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an earlier export in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
@@ -79,6 +80,9 @@ def export(args: argparse.Namespace) -> list[str]:
     items, _, split = select_items(args.dataset, parse_tasks(args.task), split, args.limit)
     pairs = list(dict.fromkeys((it["task"], it["split"]) for it in items))
     if args.to == "lmms-eval":
+        if args.limit is not None or args.max_image_px is not None:
+            raise ValueError("--limit and --max-image-px do not apply to --to lmms-eval (it reads the dataset in "
+                             "place; use lmms-eval's own --limit)")
         if split == "all" and len({s for _, s in pairs}) > 1:
             raise ValueError("--to lmms-eval evaluates one split per task: pass --split test or --split train")
         out = ExportDir(args.out, lmms_eval.planned_names(t for t, _ in pairs), overwrite=args.overwrite)
@@ -92,6 +96,10 @@ def export(args: argparse.Namespace) -> list[str]:
     }[args.to]()
     out = ExportDir(args.out, planned, overwrite=args.overwrite)
     rows = iter_items_with_images(args.dataset, {it["id"] for it in items})
+    if not args.quiet:
+        from tqdm import tqdm
+
+        rows = tqdm(rows, total=len(items), unit="item", desc=f"misi-export {args.to}", file=sys.stderr)
     kw = dict(max_image_px=args.max_image_px, system=args.system_prompt)
     if args.to == "vlmevalkit":
         return vlmevalkit.export_vlmevalkit(rows, out, **kw)
@@ -110,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DatasetError, ExportError, ValueError, OSError) as exc:
         print(f"misi-export: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\nmisi-export: interrupted; index files are written last, so rerun with --overwrite", file=sys.stderr)
+        return 130
     shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
     print(f"misi-export: wrote {args.to} to {args.out}: {shown}", file=sys.stderr)
     return 0

@@ -113,6 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-run``; return the exit status."""
     args = build_parser().parse_args(argv)
     try:
+        return _main(args)
+    except KeyboardInterrupt:  # before the run started: nothing to save
+        print(f"\nmisi-run: interrupted; rerun the same command to resume from {args.out}", file=sys.stderr)
+        return 130
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
         _check(args)
         key = _api_key(args.api_key_env)
         items, all_ids, args.split = select_items(args.dataset, parse_tasks(args.task), args.split, args.limit)
