@@ -12,6 +12,7 @@ import json
 from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
 from misi_tasks.names import SPLITS, TASK_CODES, TASK_NAMES
 from misi_tasks.units import atomic_write_bytes
+from misi_tasks.version import package_version
 
 __all__ = ["render_card", "write_card"]
 
@@ -53,14 +54,6 @@ _PAPER_BIBTEX = """@misc{misibench2025,
   archivePrefix = {arXiv},
 }"""
 
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("misi")
-    except Exception:  # pragma: no cover - running from a source tree
-        return "dev"
 
 
 def _size_category(n: int) -> str:
@@ -138,7 +131,7 @@ def render_card(cfg, summary) -> str:
     for (task, split), n in sorted(summary.items.items(), key=lambda kv: (TASK_NAMES.index(kv[0][0]), kv[0][1])):
         rows.append(f"| {task} | {TASK_CODES[task]} | {split} | {n} | {summary.images[(task, split)]} |")
     skipped = [f"- `{cid}`: {why}" for cid, why in sorted(summary.failed_complexes.items())]
-    version = _version()
+    version = package_version()
     return "\n".join([
         _front_matter(present, n_items).rstrip("\n"),
         "",

@@ -26,6 +26,7 @@ from misi_tasks.export import jsonl, llamafactory, lmms_eval, openai_batch, vlme
 from misi_tasks.export.files import ExportDir, ExportError
 from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
 from misi_tasks.names import SPLITS
+from misi_tasks.version import package_version
 
 __all__ = ["FORMATS", "build_parser", "main"]
 
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:"),
     )
     p.add_argument("dataset", type=Path, help="misi dataset folder (holding data/)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--to", required=True, choices=FORMATS, help="target format")
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument("--task", action="append", metavar="TASK",
@@ -61,14 +63,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("misi")
-    except Exception:  # pragma: no cover - running from a source tree
-        return "dev"
-
 
 def export(args: argparse.Namespace) -> list[str]:
     """Run one export from parsed arguments; return the names written."""
@@ -86,7 +80,7 @@ def export(args: argparse.Namespace) -> list[str]:
         if split == "all" and len({s for _, s in pairs}) > 1:
             raise ValueError("--to lmms-eval evaluates one split per task: pass --split test or --split train")
         out = ExportDir(args.out, lmms_eval.planned_names(t for t, _ in pairs), overwrite=args.overwrite)
-        return lmms_eval.export_lmms_eval(pairs, out, dataset=args.dataset, version=_version(),
+        return lmms_eval.export_lmms_eval(pairs, out, dataset=args.dataset, version=package_version(),
                                           max_new_tokens=args.max_tokens or 512)
     planned = {
         "vlmevalkit": lambda: vlmevalkit.planned_names(pairs),

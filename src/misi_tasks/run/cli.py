@@ -30,6 +30,7 @@ from misi_tasks.run.client import ChatClient, RetryPolicy
 from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
 from misi_tasks.run.runner import RunStats, run_items
 from misi_tasks.run.store import PredictionStore, StoreError
+from misi_tasks.version import package_version
 
 __all__ = ["build_parser", "main"]
 
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:").replace("``", ""),
     )
     p.add_argument("dataset", type=Path, help="misi dataset folder (holding data/)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
     p.add_argument("--model", required=True, help="model name as the server knows it")
     p.add_argument("--out", required=True, type=Path, help="predictions file (JSONL); appended to and resumed")
