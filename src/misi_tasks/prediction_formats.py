@@ -9,8 +9,9 @@ format              recognised by
                     ``misi_id`` column of a ``misi-export --to vlmevalkit`` TSV
                     (VLMEvalKit keeps the dataset's columns in its result file)
 ``lmms-eval``       JSON lines with ``doc_id`` and ``resps``/``filtered_resps`` (the sample
-                    logs of ``lmms-eval --log_samples``); the item id comes from the ``doc`` or
-                    from the ``misi_score`` record of the exported task's ``process_results``
+                    logs of ``lmms-eval --log_samples``; older versions' ``<task>.json`` with a
+                    ``logs`` list too); the item id comes from the ``doc`` or from the
+                    ``misi_score`` record of the exported task's ``process_results``
 ``openai-batch``    JSON lines with ``custom_id`` and ``response`` (OpenAI Batch output; the
                     ``custom_id`` is the item id, as ``misi-export --to openai-batch`` writes it)
 ==================  ==========================================================================
@@ -62,9 +63,13 @@ def detect_format(path: str | os.PathLike) -> str:
     path = Path(path)
     if path.suffix.lower() in _TABLE_SUFFIXES:
         return "vlmevalkit"
+    if path.suffix.lower() == ".json" and _lmms_eval_json(path) is not None:
+        return "lmms-eval"
     obj = _first_object(path) or {}
     if "custom_id" in obj and ("response" in obj or "error" in obj):
         return "openai-batch"
+    if "custom_id" in obj and "body" in obj:
+        raise PredictionsError(f"{path}: an OpenAI Batch input (requests) file; pass the batch's output file")
     if "doc_id" in obj and ("resps" in obj or "filtered_resps" in obj):
         return "lmms-eval"
     return "misi"
@@ -143,8 +148,22 @@ def _first_text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def _lmms_eval_json(path: Path) -> list[Any] | None:
+    """The ``logs`` of an older lmms-eval sample file (one JSON document per task), else None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    logs = data.get("logs") if isinstance(data, dict) else None
+    if isinstance(logs, list) and all(isinstance(x, dict) and "doc_id" in x for x in logs):
+        return logs
+    return None
+
+
 def _read_lmms_eval(path: Path) -> Iterator[tuple[str, str, str | None]]:
-    for where, obj in _json_lines(path):
+    logs = _lmms_eval_json(path) if path.suffix.lower() == ".json" else None
+    records = _json_lines(path) if logs is None else ((f"{path}: logs[{k}]", obj) for k, obj in enumerate(logs))
+    for where, obj in records:
         doc = obj.get("doc") if isinstance(obj.get("doc"), dict) else {}
         item_id = doc.get("id")
         if not isinstance(item_id, str):  # docs are often logged without fields: use our metric record

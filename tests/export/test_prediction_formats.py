@@ -41,6 +41,21 @@ def test_detects_and_reads(tmp_path: Path, name: str, rows: list, fmt: str, expe
     assert load_predictions(path, {ID1, ID2}) == expected
 
 
+def test_older_lmms_eval_json_logs(tmp_path: Path) -> None:
+    path = tmp_path / "misi_t1_translation.json"
+    path.write_text(json.dumps({"args": {}, "logs": [
+        {"doc_id": 0, "doc": {"id": ID1}, "filtered_resps": ["move x 3"]},
+        {"doc_id": 1, "resps": [["move y -2"]], "misi_exact": {"id": ID2, "score": 1.0}}]}, indent=2))
+    assert detect_format(path) == "lmms-eval"
+    assert load_predictions(path, {ID1, ID2}) == {ID1: "move x 3", ID2: "move y -2"}
+
+
+def test_batch_input_file_is_named(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "requests.jsonl", [{"custom_id": ID1, "method": "POST", "body": {}}])
+    with pytest.raises(PredictionsError, match="Batch input"):
+        load_predictions(path)
+
+
 def test_vlmevalkit_tables(tmp_path: Path) -> None:
     from openpyxl import Workbook
 
