@@ -254,3 +254,13 @@ def test_out_is_a_file(export_dataset: Path, tmp_path: Path, capsys) -> None:
     assert export_main([str(export_dataset), "--to", "jsonl", "--out", str(tmp_path / "f")]) == 2
     err = capsys.readouterr().err
     assert "not a folder" in err and err.count("\n") == 1
+
+
+def test_vlmevalkit_image_names_change_with_the_images(export_dataset: Path, tmp_path: Path) -> None:
+    # VLMEvalKit reuses an image file that already exists under $LMUData/images/<dataset>/
+    out = tmp_path / "LMUData"
+    _export(export_dataset, out, "vlmevalkit", "--task", "T3")
+    before = pd.read_csv(out / "MiSI_T3_test.tsv", sep="\t")["image_path"].map(_toliststr).sum()
+    _export(export_dataset, out, "vlmevalkit", "--task", "T3", "--max-image-px", "32", "--overwrite")
+    after = pd.read_csv(out / "MiSI_T3_test.tsv", sep="\t")["image_path"].map(_toliststr).sum()
+    assert len(before) == len(after) == 12 and not set(before) & set(after)

@@ -16,6 +16,7 @@ Extra columns are kept in VLMEvalKit's result file; ``misi_id`` lets ``misi-eval
 from __future__ import annotations
 
 import base64
+import hashlib
 import csv
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -38,13 +39,22 @@ def _columns(task: str) -> list[str]:
     return ["index", "misi_id", "image", "image_path", "question", *mc, "answer", "category", "task_code", "split"]
 
 
+def _cache_name(item_id: str, k: int, png: bytes) -> str:
+    """File name VLMEvalKit decodes an image to (``$LMUData/images/<dataset>/<name>``).
+
+    VLMEvalKit reuses a file that already exists there, so the name carries a hash of the image:
+    re-exporting changed images under the same item ids can never pick up stale files.
+    """
+    return image_name(item_id, k).replace("/", "_").removesuffix(".png") + f"_{hashlib.sha256(png).hexdigest()[:12]}.png"
+
+
 def _row(index: int, item: Mapping[str, Any], max_image_px: int | None) -> dict[str, Any]:
     pngs = [scale_png(image_bytes(im), max_image_px) for im in item["images"]]
     stem, options = split_options(item)
     row = {
         "index": index, "misi_id": item["id"],
         "image": repr([base64.b64encode(p).decode("ascii") for p in pngs]),
-        "image_path": repr([image_name(item["id"], k).replace("/", "_") for k in range(len(pngs))]),
+        "image_path": repr([_cache_name(item["id"], k, png) for k, png in enumerate(pngs)]),
         "question": stem if options else prompt_text(item),
         "answer": item["answer"], "category": item["task"], "task_code": TASK_CODES[item["task"]],
         "split": item["split"],
