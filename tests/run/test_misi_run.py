@@ -179,7 +179,9 @@ def test_ctrl_c_loses_nothing_and_resumes(fake_server, harness_dataset: Path, tm
                                                        os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.Popen([sys.executable, "-m", "misi_tasks.run.cli", str(harness_dataset), "--base-url",
                              fake_server.url, "--model", "test-model", "--out", str(preds), "--concurrency", "2"],
-                            env=env, stderr=subprocess.PIPE, text=True)
+                            env=env, stderr=subprocess.PIPE, text=True,
+                            # a runner started in the background may ignore SIGINT, and children inherit that
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not preds.exists() or preds.read_text().count("\n") < 3):
         time.sleep(0.05)
