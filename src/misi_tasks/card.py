@@ -181,7 +181,8 @@ def render_card(cfg, summary) -> str:
         "",
         "## Citation",
         "",
-        "The benchmark design is MiSI-Bench's; cite the paper, and misi for this generated data:",
+        "The benchmark design is MiSI-Bench's (its own data: `zongzhao/MiSI-bench` on the Hugging Face Hub); "
+        "cite the paper, and misi for this generated data:",
         "",
         "```bibtex",
         _PAPER_BIBTEX,
