@@ -1,17 +1,27 @@
-"""The dataset card (``OUT/README.md``): configs, fields, counts and provenance.
+"""The dataset card (``OUT/README.md``): metadata, configs, load example, fields, counts, provenance,
+licence and citation.
 
 The card is part of the output, so it holds nothing that varies between identical runs (no time,
-no host, no worker count).
+no host, no worker count, no output path).
 """
 
 from __future__ import annotations
 
+import json
+
 from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
 from misi_tasks.inputs.provenance import card_sources_section
-from misi_tasks.names import TASK_CODES, TASK_NAMES
+from misi_tasks.names import SPLITS, TASK_CODES, TASK_NAMES
 from misi_tasks.units import atomic_write_bytes
+from misi_tasks.version import package_version
 
 __all__ = ["render_card", "write_card"]
+
+#: Hugging Face card metadata that does not depend on the run.
+_PRETTY_NAME = "MiSI-style protein-ligand spatial reasoning (misi)"
+_LICENSE = "cc-by-nc-4.0"
+_TASK_CATEGORIES = ("visual-question-answering", "image-text-to-text")
+_TAGS = ("biology", "chemistry", "protein-ligand", "spatial-reasoning", "multi-image", "synthetic")
 
 _FIELDS = """| field | type | content |
 |---|---|---|
@@ -27,17 +37,107 @@ _FIELDS = """| field | type | content |
 | `metadata` | string (JSON) | transforms, camera, H-bonds and screen coordinates behind the answer |
 """
 
+_LICENCE_TEXT = (
+    "The images, questions and answers are released under CC BY-NC 4.0 (`license: cc-by-nc-4.0`), "
+    "because they are derived from PDBbind files. Atomic coordinates originate from the Protein Data Bank "
+    "(wwPDB data are public domain, CC0 1.0). The PDBbind-processed structure files the images were drawn "
+    "from (pockets, ligand files) are PDBbind's, free for academic and non-commercial use under PDBbind's "
+    "terms (registration at PDBbind); this dataset holds renderings, atom and residue names and answers "
+    "derived from them, not the structure files — check PDBbind's terms before any other use. If you "
+    "generated it from structures of your own, set the licence that fits them. The misi code is MIT-licensed."
+)
+
+_PAPER_BIBTEX = """@misc{misibench2025,
+  title         = {From Macro to Micro: Benchmarking Microscopic Spatial Intelligence on Molecules via Vision-Language Models},
+  author        = {Li and Kong and others},
+  year          = {2025},
+  eprint        = {2512.10867},
+  archivePrefix = {arXiv},
+}"""
+
+
+
+def _size_category(n: int) -> str:
+    """Hugging Face ``size_categories`` bucket of ``n`` items."""
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M")):
+        if n < bound:
+            return label
+    return "1M<n<10M"
+
+
+def _front_matter(present: dict[str, list[str]], n_items: int) -> str:
+    """The card's YAML front matter: ``configs`` first (one per task and ``all``), then metadata."""
+    lines = [dataset_card_configs_yaml(present).rstrip("\n") if present else "configs: []",
+             f"pretty_name: {json.dumps(_PRETTY_NAME)}",
+             f"license: {_LICENSE}",
+             "language:", "- en",
+             "task_categories:", *(f"- {c}" for c in _TASK_CATEGORIES),
+             "tags:", *(f"- {t}" for t in _TAGS),
+             "size_categories:", f"- {_size_category(n_items)}"]
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+def _load_example(present: dict[str, list[str]]) -> list[str]:
+    """A load example naming a config and a split that exist in this folder."""
+    if not present:
+        return ["This run wrote no items."]
+    task = next(t for t in TASK_NAMES if t in present)
+    split = next(s for s in ("test", "train") if s in present[task])
+    all_splits = [s for s in SPLITS if any(s in v for v in present.values())]
+    bench = "test" if "test" in all_splits else all_splits[0]
+    return [
+        "```python",
+        "from datasets import load_dataset",
+        f"ds = load_dataset(\"path/to/this/folder\", \"{task}\", split=\"{split}\")  # one task",
+        f"everything = load_dataset(\"path/to/this/folder\", split=\"{bench}\")  # config \"all\"",
+        "```",
+        "",
+        f"Configs: `all` and one per task ({', '.join(f'`{t}`' for t in present)}); splits present: "
+        f"{', '.join(f'`{s}`' for s in all_splits)}. After `hf upload <user>/<name> . --repo-type dataset`, "
+        "load it as `load_dataset(\"<user>/<name>\", ...)`.",
+        "",
+        "Run a model and score it (see misi's README, \"Evaluate a model\"):",
+        "",
+        "```bash",
+        f"misi-run path/to/this/folder --base-url http://localhost:8000/v1 --model MODEL --split {bench} --out preds.jsonl",
+        f"misi-eval --dataset path/to/this/folder --split {bench} --predictions preds.jsonl",
+        "```",
+    ]
+
+
+def _command(cfg) -> str:
+    """The ``misi-gen`` command that writes this dataset (input named by its folder, output as OUT)."""
+    parts = ["misi-gen", "--task", ",".join(TASK_CODES[t] for t in cfg.tasks)]
+    from misi_tasks.samples import sample_root
+
+    if cfg.input_dir is not None and str(cfg.input_dir) != str(sample_root()):
+        parts += ["--input", cfg.input_dir.name or str(cfg.input_dir)]
+    for opt in ("ligand", "smiles", "poses"):  # the single-entry / multi-pose input options, when set
+        if getattr(cfg, opt, None) is not None:
+            parts += [f"--{opt}", f"'{getattr(cfg, opt)}'"]
+    parts += ["--out", "OUT", "--split", cfg.split, "--seed", str(cfg.seed), "--size", str(cfg.size),
+              "--projection", cfg.projection, "--style", cfg.style]
+    if cfg.limit is not None:
+        parts += ["--limit", str(cfg.limit)]
+    if cfg.tiny:
+        parts.append("--tiny")
+    if cfg.task_params:
+        parts += ["--task-params", "'" + json.dumps(cfg.task_params, sort_keys=True) + "'"]
+    return " ".join(parts)
+
 
 def render_card(cfg, summary) -> str:
     """Markdown text of the card for a finished run."""
     present = list_splits(cfg.out_dir)
-    yaml = dataset_card_configs_yaml(present, front_matter=True) if present else ""
+    n_items = sum(summary.items.values())
     rows = ["| task | code | split | items | images |", "|---|---|---|---|---|"]
     for (task, split), n in sorted(summary.items.items(), key=lambda kv: (TASK_NAMES.index(kv[0][0]), kv[0][1])):
         rows.append(f"| {task} | {TASK_CODES[task]} | {split} | {n} | {summary.images[(task, split)]} |")
     skipped = [f"- `{cid}`: {why}" for cid, why in sorted(summary.failed_complexes.items())]
+    version = package_version()
     return "\n".join([
-        yaml.rstrip("\n"),
+        _front_matter(present, n_items).rstrip("\n"),
         "",
         "# MiSI-style benchmark generated by misi",
         "",
@@ -47,10 +147,7 @@ def render_card(cfg, summary) -> str:
         "",
         "## Load",
         "",
-        "```python",
-        "from datasets import load_dataset",
-        "ds = load_dataset(\"path/to/this/folder\", \"docking\", split=\"test\")  # or the config \"all\"",
-        "```",
+        *_load_example(present),
         "",
         "## Fields",
         "",
@@ -60,6 +157,12 @@ def render_card(cfg, summary) -> str:
         *rows,
         "",
         "## Generation",
+        "",
+        f"Generated by misi {version} with:",
+        "",
+        "```bash",
+        _command(cfg),
+        "```",
         "",
         f"- tasks: {', '.join(cfg.tasks)}; split: {cfg.split}"
         f"{' (test fraction ' + str(cfg.test_fraction) + ', by complex id)' if cfg.split == 'auto' else ''}"
@@ -76,6 +179,25 @@ def render_card(cfg, summary) -> str:
         "is PDBbind's and free for academic use). Hydrogen-bond answers follow ChimeraX's `hbonds` criteria "
         "(relaxed by 0.4 Å and 20°) as re-implemented by misi. Letters of multiple-choice answers are "
         "balanced over A–D within each task and split.",
+        "",
+        "## Licence",
+        "",
+        _LICENCE_TEXT,
+        "",
+        "## Citation",
+        "",
+        "The benchmark design is MiSI-Bench's (its own data: `zongzhao/MiSI-bench` on the Hugging Face Hub); "
+        "cite the paper, and misi for this generated data:",
+        "",
+        "```bibtex",
+        _PAPER_BIBTEX,
+        "",
+        "@software{misi,",
+        "  title   = {misi: MiSI-Bench-style vision-language benchmarks from protein-ligand structures},",
+        f"  version = {{{version}}},",
+        "  note    = {pure-Python geometry, rendering, hydrogen bonds, tasks and scoring},",
+        "}",
+        "```",
         "",
     ])
 

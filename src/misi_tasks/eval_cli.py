@@ -10,6 +10,8 @@ Usage::
 (aliases ``prediction``, ``response``; ``null`` is an empty, unparseable reply). Unknown ids, duplicate ids
 and malformed lines stop the run with a one-line error naming the line; predictions for items
 outside ``--task``/``--split`` are ignored; items without a prediction score 0 and are reported.
+``--predictions`` also takes VLMEvalKit result tables, lmms-eval sample logs and OpenAI Batch output,
+several files at once, detecting each file's format (:mod:`misi_tasks.prediction_formats`).
 Exit status: 0 on success, 2 on bad input.
 """
 
@@ -85,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="misi-eval", description="Score replies to a misi (MiSI-Bench-style) dataset.")
     p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--predictions", type=Path, help="JSONL file: one {id, reply} object per line")
+    src.add_argument("--predictions", type=Path, nargs="+", metavar="FILE",
+                     help="one or more prediction files: misi JSONL ({id, reply} per line), VLMEvalKit "
+                          ".xlsx/.tsv, lmms-eval sample logs or OpenAI Batch output (format detected)")
     src.add_argument("--baseline", choices=BASELINES, help="score a built-in baseline instead")
     p.add_argument("--task", action="append", default=None, metavar="TASK",
                    help="task name or code to score (repeatable or comma-separated; default: all)")
@@ -105,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def _paths_meta(paths: list[Path] | None) -> str | list[str] | None:
+    """The predictions path(s) for the JSON report: a string for one file, a list for several."""
+    if not paths:
+        return None
+    return str(paths[0]) if len(paths) == 1 else [str(p) for p in paths]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -128,12 +139,14 @@ def _run(args: argparse.Namespace) -> int:
             lines = [json.dumps({"id": k, "reply": v}, ensure_ascii=False) for k, v in preds.items()]
             _write_text(args.write_predictions, "\n".join(lines) + "\n")
     else:
-        preds = read_predictions(args.predictions, {it["id"] for it in all_items})
+        from misi_tasks.prediction_formats import load_predictions  # imports this module: import late
+
+        preds = load_predictions(args.predictions, {it["id"] for it in all_items})
     selected = {it["id"] for it in items}
     ignored = sum(1 for k in preds if k not in selected)
     scores = [score_item(it, preds.get(it["id"]), pick=args.pick) for it in items]
     report = summarize(scores)
-    label = f"baseline {args.baseline}" if args.baseline else args.predictions.name
+    label = f"baseline {args.baseline}" if args.baseline else ", ".join(p.name for p in args.predictions)
     sys.stdout.write(render_table(report, reference=args.reference, label=label[:25]))
     if report.missing_ids:
         shown = ", ".join(report.missing_ids[:3]) + (", ..." if len(report.missing_ids) > 3 else "")
@@ -141,7 +154,7 @@ def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if ignored:
         print(f"misi-eval: note: ignored {ignored} prediction(s) outside --task/--split", file=sys.stderr)
-    meta = dict(dataset=str(args.dataset), predictions=str(args.predictions) if args.predictions else None,
+    meta = dict(dataset=str(args.dataset), predictions=_paths_meta(args.predictions),
                 baseline=args.baseline, seed=args.seed if args.baseline == "random" else None,
                 tasks=tasks, split=args.split, pick=args.pick, ignored_predictions=ignored)
     if args.out_json:

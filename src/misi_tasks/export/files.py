@@ -1,0 +1,98 @@
+"""Writing an export folder: atomic files, image files named after item ids, no silent overwrite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from misi_tasks.units import atomic_write_bytes
+
+__all__ = ["ExportDir", "ExportError", "TextStream", "image_name"]
+
+
+class ExportError(ValueError):
+    """An export cannot be written (the message names the path and the problem)."""
+
+
+class ExportDir:
+    """The output folder of one export.
+
+    ``names`` are the top-level files and folders the exporter writes; if any exists already the
+    export is refused unless ``overwrite``, in which case those (and only those) are removed first,
+    so an export is never mixed with an older one and nothing else in the folder is touched.
+    """
+
+    def __init__(self, root: str | os.PathLike, names: Iterable[str], *, overwrite: bool = False) -> None:
+        self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise ExportError(f"{self.root}: exists and is not a folder")
+        clash = sorted(n for n in set(names) if (self.root / n).exists())
+        if clash and not overwrite:
+            shown = ", ".join(clash[:4]) + (", ..." if len(clash) > 4 else "")
+            raise ExportError(f"{self.root}: already holds {shown}; pass --overwrite to replace them")
+        for name in clash:
+            path = self.root / name
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def write_image(self, rel: str, png: bytes) -> None:
+        """Write one image (temporary file then rename; no fsync, the index file is written last)."""
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(png)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    def open_text(self, rel: str) -> "TextStream":
+        """A text file written incrementally and moved into place by :meth:`TextStream.commit`."""
+        return TextStream(self.root / rel)
+
+    def write_text(self, rel: str, text: str) -> Path:
+        """Write a text file atomically (fsync, rename); return its path."""
+        path = self.root / rel
+        atomic_write_bytes(path, text.encode("utf-8"))
+        return path
+
+
+class TextStream:
+    """A text file written through a temporary file in its folder; ``commit`` fsyncs and renames it,
+    ``discard`` removes it (a failed export leaves no half-written index file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+    def write(self, text: str) -> None:
+        self.fh.write(text)
+
+    def commit(self) -> Path:
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+        os.chmod(self.tmp, 0o644)
+        os.replace(self.tmp, self.path)
+        return self.path
+
+    def discard(self) -> None:
+        if not self.fh.closed:
+            self.fh.close()
+        if os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+
+
+def image_name(item_id: str, k: int) -> str:
+    """``"<task>/<split>/<complex>/<index>_<k:02d>.png"``: unique per item and image, stable."""
+    return f"{item_id}_{k:02d}.png"
+

@@ -1,0 +1,190 @@
+"""``misi-run``: ask a model (any OpenAI-compatible server) every item of a misi dataset.
+
+Examples::
+
+    # a vLLM server on this machine (see the README, "Evaluate a model")
+    misi-run OUT --base-url http://localhost:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --out preds.jsonl
+    # OpenAI, 4 requests at a time, images at most 768 px, the first 20 items of two tasks
+    misi-run OUT --base-url https://api.openai.com/v1 --model gpt-4o --api-key-env OPENAI_API_KEY \\
+             --concurrency 4 --max-image-px 768 --task T1,docking --limit 20 --out gpt4o.jsonl
+    misi-eval --dataset OUT --predictions preds.jsonl
+
+Answers are appended to ``--out`` as they arrive (one JSON line each: id, reply, model, latency_s,
+usage); rerunning the same command skips the ids already answered, so an interrupted or partly failed
+run is finished by running it again. Exit status: 0 all answered, 1 some items failed (rerun to
+retry them), 2 bad input or a refused request, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from misi_tasks.dataset import DatasetError
+from misi_tasks.names import SPLITS
+from misi_tasks.run.client import ChatClient, RetryPolicy
+from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
+from misi_tasks.run.runner import RunStats, run_items
+from misi_tasks.run.store import PredictionStore, StoreError
+from misi_tasks.version import package_version
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``misi-run``."""
+    doc = __doc__ or ""
+    p = argparse.ArgumentParser(
+        prog="misi-run", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Query a vision-language model through the OpenAI chat-completions API and write its "
+                    "replies as predictions for misi-eval.",
+        epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:").replace("``", ""),
+    )
+    p.add_argument("dataset", type=Path, help="misi dataset folder (holding data/)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    p.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
+    p.add_argument("--model", required=True, help="model name as the server knows it")
+    p.add_argument("--out", required=True, type=Path, help="predictions file (JSONL); appended to and resumed")
+    p.add_argument("--task", action="append", metavar="TASK",
+                   help="task name or code (repeatable or comma-separated; default: all)")
+    p.add_argument("--split", choices=[*SPLITS, "all"], default=None,
+                   help="split to run (default: test when the dataset has one, else all)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N items of each task")
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests in flight (default 8)")
+    p.add_argument("--max-image-px", type=int, default=None, metavar="PX",
+                   help="downscale images whose longer side exceeds PX (default: send them as they are)")
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help="cap on reply tokens (default: the server's)")
+    p.add_argument("--system-prompt", default=None, metavar="TEXT", help="system prompt sent before every item")
+    p.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="environment variable holding the API key (default: OPENAI_API_KEY if set, else no key)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per request (default 300)")
+    p.add_argument("--retries", type=int, default=5, metavar="N",
+                   help="retries per item on 429/5xx/timeouts/dropped connections (default 5)")
+    p.add_argument("--backoff", type=float, default=1.0, metavar="S",
+                   help="first retry delay in seconds, doubled each retry up to 60 s (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _api_key(var: str | None) -> str | None:
+    if var is None:
+        return os.environ.get("OPENAI_API_KEY") or None
+    key = os.environ.get(var)
+    if not key:
+        raise ValueError(f"--api-key-env {var}: the environment variable is not set")
+    return key
+
+
+def _check(args: argparse.Namespace) -> None:
+    for name in ("limit", "concurrency", "max_image_px", "max_tokens"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    if args.retries < 0 or args.timeout <= 0 or args.backoff < 0:
+        raise ValueError("--retries must be >= 0, --timeout > 0 and --backoff >= 0")
+
+
+def _summary(stats: RunStats, already: int, args: argparse.Namespace) -> str:
+    lines = [f"misi-run: {stats.answered} answered now, {already} already in {args.out}, "
+             f"{len(stats.failed)} failed, {stats.todo - stats.answered - len(stats.failed)} not asked; "
+             f"{stats.retries} retries"]
+    if stats.latencies:
+        lat = sorted(stats.latencies)
+        p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))]
+        rate = stats.answered / stats.elapsed_s if stats.elapsed_s > 0 else 0.0
+        lines.append(f"misi-run: {rate:.2f} items/s; latency mean {statistics.fmean(lat):.2f} s, p95 {p95:.2f} s; "
+                     f"tokens {stats.prompt_tokens} prompt + {stats.completion_tokens} completion")
+    for item_id, why in list(stats.failed.items())[:3]:
+        lines.append(f"misi-run: failed {item_id}: {why}")
+    if len(stats.failed) > 3:
+        lines.append(f"misi-run: ... and {len(stats.failed) - 3} more failed")
+    if stats.failed or stats.aborted or stats.answered + len(stats.failed) < stats.todo:
+        lines.append("misi-run: rerun the same command to ask the missing items again")
+    else:
+        lines.append(f"misi-run: score with: misi-eval --dataset {args.dataset} --predictions {args.out}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``misi-run``; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _main(args)
+    except KeyboardInterrupt:  # before the run started: nothing to save
+        print(f"\nmisi-run: interrupted; rerun the same command to resume from {args.out}", file=sys.stderr)
+        return 130
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        _check(args)
+        key = _api_key(args.api_key_env)
+        items, all_ids, args.split = select_items(args.dataset, parse_tasks(args.task), args.split, args.limit)
+        store = PredictionStore.open(args.out, model=args.model, known_ids=all_ids)
+    except (DatasetError, StoreError, ValueError, OSError) as exc:
+        print(f"misi-run: error: {exc}", file=sys.stderr)
+        return 2
+    selected = [it["id"] for it in items]
+    todo = [i for i in selected if i not in store.answered]
+    already = len(selected) - len(todo)
+    if not todo:
+        store.close()
+        print(f"misi-run: all {len(selected)} selected items are already answered in {args.out}", file=sys.stderr)
+        return 0
+    params = {"temperature": args.temperature}
+    if args.max_tokens:
+        params["max_tokens"] = args.max_tokens
+    client = ChatClient(args.base_url, args.model, api_key=key, timeout_s=args.timeout, params=params,
+                        policy=RetryPolicy(retries=args.retries, base_delay_s=args.backoff))
+    bar = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="item", desc="misi-run", dynamic_ncols=True, file=sys.stderr)
+
+    def progress(stats: RunStats) -> None:
+        done = stats.answered + len(stats.failed)
+        if bar is not None and done > bar.n:
+            bar.update(done - bar.n)
+            bar.set_postfix(errors=len(stats.failed), retries=stats.retries, refresh=False)
+
+    print(f"misi-run: {len(todo)} of {len(selected)} items to ask ({already} already answered), "
+          f"split {args.split}, model {args.model}", file=sys.stderr)
+    rows = iter_items_with_images(args.dataset, set(todo))
+    try:
+        stats = run_items(rows, len(todo), client, store, concurrency=args.concurrency,
+                          max_image_px=args.max_image_px, system=args.system_prompt, progress=progress)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(f"\nmisi-run: interrupted; {len(store.answered) - already} new answers are saved in {args.out}; "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    except (DatasetError, OSError, ValueError) as exc:
+        if bar is not None:
+            bar.close()
+        print(f"misi-run: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    if bar is not None:
+        bar.close()
+    client.close()
+    if stats.fatal:
+        print(f"misi-run: error: the server refused the request: {stats.fatal}", file=sys.stderr)
+    elif stats.aborted:
+        print(f"misi-run: stopped: {stats.aborted}", file=sys.stderr)
+    sys.stderr.write(_summary(stats, already, args))
+    if stats.fatal:
+        return 2
+    return 0 if stats.answered == stats.todo else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
