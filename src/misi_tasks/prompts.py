@@ -65,11 +65,13 @@ PROMPTS = {
         "90, not 0) turns image 1 into image 4. Which command was it?",
         answer_only("roll <x|y|z> <angle>", ["roll y -30", "roll x 45"]),
     ]),
-    "zooming": lambda pdb_id: " ".join([
+    "zooming": lambda pdb_id, distance_A: " ".join([
         conventions(pdb_id),
         image_list(_VIEWS3 + ["the front view after the complex was moved toward you along Z"]),
-        "The camera looks at the complex from a fixed distance; moving the complex closer makes it look larger. "
-        "How many Å (a whole number between 40 and 60) was it moved along Z between image 1 and image 4?",
+        f"The camera looks at the centre of the complex from a fixed distance D = {distance_A:.1f} Å; moving the "
+        "complex d Å closer makes it look larger by the factor D / (D - d) (exactly so in the plane through "
+        "its centre). How many Å (a whole number between 40 and 60) was it moved along Z between image 1 "
+        "and image 4?",
         answer_only("move z <d>", ["move z 47"]),
     ]),
     "residue-ligand": lambda pdb_id, residue: " ".join([
