@@ -37,10 +37,17 @@ class PairChoiceTask(TaskGenerator):
         """The motion an option image shows, after ``base`` (what the query image already shows)."""
         return base.then(sequence_motion(pair, center=base.apply(np.zeros(3))))
 
-    def choose_options(self, query: Scene, base: SE3, pair, rng):
-        """(options as pairs, their renders) with the correct pair first, or raise TaskSkipped."""
+    def choose_options(self, query: Scene, base: SE3, pair, rng, shown: np.ndarray | None = None):
+        """(options as pairs, their renders) with the correct pair first, or raise TaskSkipped.
+
+        Every decoy image differs visibly (SSIM below ``ssim_max``) from the correct option, from
+        the decoys chosen before it and from ``shown`` (the item's image 4, when it shows the query
+        complex), so no two options and no option and image 4 look the same.
+        """
         (correct,) = query.render(["front"], motion=self.option_motion(pair, base))
-        correct_thumb = grey_thumbnail(correct.image)
+        thumbs = [grey_thumbnail(correct.image)]
+        if shown is not None:
+            thumbs.append(grey_thumbnail(shown))
         chosen, renders = [pair], [correct]
         motions = [self.option_motion(pair, base)]
         for scheme in (1, 2, 3):
@@ -50,11 +57,13 @@ class PairChoiceTask(TaskGenerator):
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
                 (rv,) = query.render(["front"], motion=m)
-                if thumbnail_similarity(grey_thumbnail(rv.image), correct_thumb) >= self.params["ssim_max"]:
+                thumb = grey_thumbnail(rv.image)
+                if any(thumbnail_similarity(thumb, t) >= self.params["ssim_max"] for t in thumbs):
                     continue
                 chosen.append(cand)
                 renders.append(rv)
                 motions.append(m)
+                thumbs.append(thumb)
                 break
             else:
                 raise TaskSkipped(f"no visibly different decoy by scheme {scheme} for {format_commands(pair)}")
@@ -76,7 +85,8 @@ class PairChoiceTask(TaskGenerator):
             demo_motion = sequence_motion(pair)
             (demo_after,) = demo.render(["front"], motion=demo_motion)
             query_base = SE3.identity() if query is not demo else demo_motion
-            options, option_renders = self.choose_options(query, query_base, pair, rng)
+            shown = demo_after.image if query is demo else None
+            options, option_renders = self.choose_options(query, query_base, pair, rng, shown)
             images = demo.pngs(demo.base_views(THREE_VIEWS)) + [demo.png(demo_after)]
             roles = ["c1 front", "c1 left", "c1 top", "c1 front after"]
             if query is not demo:
