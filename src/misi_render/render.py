@@ -29,6 +29,7 @@ from misi_geom.camera import Projection
 from misi_render import labels as _labels
 from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
+from misi_render.labels import PlacedLabel
 from misi_render.png import encode_png
 
 __all__ = ["RenderedView", "Style", "render_views", "moved_front_frame", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
@@ -65,6 +66,8 @@ class RenderedView:
     camera : misi_geom.Camera
     view : ndarray, dtype=float64, shape=(3, 3)
         The view rotation, applied after the motion (see :func:`render_views`).
+    labels : tuple of PlacedLabel
+        Every label drawn, with its ink box in pixels.
     """
 
     name: str
@@ -73,6 +76,7 @@ class RenderedView:
     visible: np.ndarray
     camera: Camera
     view: np.ndarray
+    labels: tuple = ()
 
     def png_bytes(self) -> bytes:
         """The image encoded as PNG (see :func:`misi_render.encode_png`)."""
@@ -169,6 +173,8 @@ def render_views(
     residue_labels: bool = True,
     ligand_labels: bool = True,
     atom_label_residue: int | None = None,
+    residue_chain: bool | None = None,
+    key_atoms: np.ndarray | None = None,
 ) -> list[RenderedView]:
     """Render a complex (any slice) from one or more views.
 
@@ -198,6 +204,12 @@ def render_views(
         Label pocket residues (``"ASN 460"``) / ligand atoms (atom names).
     atom_label_residue : int, optional
         ``res_index`` of a residue whose heavy atoms get atom-name labels.
+    residue_chain : bool, optional
+        Residue labels carry the chain id (``"ASP 29 A"``).  Default: when the drawn pocket spans
+        more than one chain; pass the whole pocket's answer when drawing a slice of it.
+    key_atoms : ndarray, dtype=bool, shape=(N,), optional
+        The atoms a question is about: their labels are placed first, and any other label that
+        would cover one of them (its drawn disc) is left out.
 
     Returns
     -------
@@ -233,17 +245,26 @@ def render_views(
             raise ValueError(f"motion_mask must be a bool array of shape ({n},), got {motion_mask.dtype} {motion_mask.shape}")
     if atom_label_residue is not None and not np.any(complex.res_index == atom_label_residue):
         raise ValueError(f"atom_label_residue {atom_label_residue} is not a res_index of this complex")
+    if key_atoms is not None:
+        key_atoms = np.asarray(key_atoms)
+        if key_atoms.dtype != np.bool_ or key_atoms.shape != (n,):
+            raise ValueError(f"key_atoms must be a bool array of shape ({n},), got {key_atoms.dtype} {key_atoms.shape}")
+    if residue_chain is None:
+        residue_chain = _labels.pocket_has_chains(complex)
+    label_opts = dict(residue_labels=residue_labels, ligand_labels=ligand_labels,
+                      atom_label_residue=atom_label_residue, residue_chain=bool(residue_chain), key_atoms=key_atoms)
     scene = _prepare(complex, style)
     front = moved_front_frame(complex.coord, camera, motion, motion_mask)
     out = []
     for name, rot in resolved:
         screen = camera.project(front @ rot.T)
         image, visible = draw_scene(scene, screen, camera)
+        placed: tuple = ()
         if residue_labels or ligand_labels or atom_label_residue is not None:
-            image = _draw_view_labels(complex, scene, screen, visible, camera, residue_labels, ligand_labels, atom_label_residue, image)
+            image, placed = _draw_view_labels(complex, scene, screen, visible, camera, image, **label_opts)
         image.setflags(write=False)
         visible.setflags(write=False)
-        out.append(RenderedView(name, image, screen, visible, camera, rot))
+        out.append(RenderedView(name, image, screen, visible, camera, rot, placed))
     return out
 
 
@@ -269,17 +290,19 @@ def moved_front_frame(
     return pts
 
 
-def _draw_view_labels(c, scene, screen, visible, camera, residue_labels, ligand_labels, atom_label_residue, image):
+def _draw_view_labels(c, scene, screen, visible, camera, image, *, atom_label_residue, key_atoms, **opts):
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    reqs = _labels.label_requests(
-        c, screen, visible, radius_px, camera.size,
-        residue_labels=residue_labels, ligand_labels=ligand_labels, atom_label_residue=atom_label_residue,
-    )  # fmt: skip
+    reqs = _labels.label_requests(c, screen, visible, radius_px, camera.size,
+                                  atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     if not reqs:
-        return image
-    key = visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue)))
-    obstacles = np.column_stack([screen.x_px[key], screen.y_px[key]])
-    return _labels.draw_labels(image, reqs, _labels.place_labels(reqs, camera.size, obstacles))
+        return image, ()
+    key = np.zeros(len(c), dtype=bool) if key_atoms is None else key_atoms & scene.drawn & screen.in_front
+    avoid = key | (visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue))))
+    obstacles = np.column_stack([screen.x_px[avoid], screen.y_px[avoid]])
+    corners = _labels.place_labels(reqs, camera.size, obstacles)
+    discs = np.column_stack([screen.x_px[key], screen.y_px[key]])
+    reqs, corners = _labels.drop_labels_over(reqs, corners, discs, radius_px[key])
+    return _labels.draw_labels(image, reqs, corners), _labels.placed_labels(reqs, corners)
 
 
 def warm_up() -> None:

@@ -2,6 +2,13 @@
 
 One :class:`Scene` serves every task generated for a complex, so that the canonical views of the
 unmoved complex (used by most tasks) are drawn and encoded once.
+
+Labels are decided here, once for everything drawn and answered: :attr:`Scene.complex` carries
+unique ligand atom labels (:func:`misi_render.labels.with_unique_ligand_labels`) as its atom
+names, so images, answers (T4, T8, T9) and prompts name every ligand atom alike, and every render
+shows residue chains when the whole pocket spans more than one chain (:attr:`Scene.residue_chain`),
+even when it draws a slice of it.  H-bonds are found on the complex as loaded (:attr:`Scene.source`),
+whose atom names the detector's residue templates read; atom indices are the same in both.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import numpy as np
 
 from misi_geom import SE3, Camera, Complex, fit_camera
 from misi_render import RenderedView, encode_png, render_views
+from misi_render.labels import pocket_has_chains, residue_label, with_unique_ligand_labels
 
 __all__ = ["RenderSettings", "Scene"]
 
@@ -38,7 +46,14 @@ class Scene:
     """
 
     def __init__(self, complex_: Complex, settings: RenderSettings = RenderSettings()) -> None:
-        self.complex = complex_
+        #: The complex as loaded (H-bond detection reads its file atom names).
+        self.source = complex_
+        #: The complex drawn and answered from: ligand atoms carry their unique labels as names.
+        self.complex = with_unique_ligand_labels(complex_)
+        #: Residue labels (images and prompts) carry the chain: the pocket spans several chains.
+        self.residue_chain = pocket_has_chains(complex_)
+        #: Some ligand atom labels were numbered (the prompt states the rule).
+        self.numbered_ligand = bool(np.any(self.complex.atom_name != complex_.atom_name))
         self.settings = settings
         heavy = complex_.coord[~complex_.is_hydrogen]
         self.camera: Camera = fit_camera(heavy, settings.size, projection=settings.projection)
@@ -60,6 +75,7 @@ class Scene:
         **label_options: Any,
     ) -> list[RenderedView]:
         """Draw ``views`` of ``complex_`` (default: the whole complex) with this run's settings."""
+        label_options.setdefault("residue_chain", self.residue_chain)
         return render_views(
             self.complex if complex_ is None else complex_,
             views=tuple(views),
@@ -69,6 +85,14 @@ class Scene:
             style=self.settings.style,
             **label_options,
         )
+
+    def residue_label(self, i: int) -> str:
+        """The label of atom ``i``'s residue as the images show it (``"ASP 29"`` or ``"ASP 29 A"``)."""
+        return residue_label(self.complex, i, self.residue_chain)
+
+    def label_fields(self) -> dict:
+        """Prompt fields describing this scene's labels (see :func:`misi_tasks.prompts.conventions`)."""
+        return {"chains": self.residue_chain, "numbered": self.numbered_ligand}
 
     def base_views(self, views: Sequence[str]) -> list[RenderedView]:
         """Canonical views of the unmoved complex, drawn once per scene."""
@@ -94,7 +118,7 @@ class Scene:
         """Pocket–ligand hydrogen bonds (:func:`misi_geom.find_hbonds`, default relaxed criteria)."""
         from misi_geom import find_hbonds
 
-        return list(find_hbonds(self.complex))
+        return list(find_hbonds(self.source))
 
     def camera_frame(self, view: str = "front", motion: SE3 | None = None) -> np.ndarray:
         """Camera-frame coordinates (Å) of every atom of the complex."""

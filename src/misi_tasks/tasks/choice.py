@@ -128,7 +128,9 @@ class TranslationRotationTask(PairChoiceTask):
         if not ctx.partner_ids or ctx.partner is None:
             raise TaskSkipped("needs a second complex in the same split")
         other = ctx.partner(str(rng.choice(list(ctx.partner_ids))))
-        return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id}
+        chains = scene.residue_chain if scene.residue_chain == other.residue_chain else None
+        return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id, "chains": chains,
+                              "numbered": scene.numbered_ligand or other.numbered_ligand}
 
 
 class RotationRotationTask(PairChoiceTask):
@@ -143,4 +145,4 @@ class RotationRotationTask(PairChoiceTask):
         return Roll(str(a1), int(v1)), Roll(str(a2), int(v2))
 
     def describe(self, scene, ctx, rng):
-        return scene, scene, {"pdb_id": scene.pdb_id}
+        return scene, scene, {"pdb_id": scene.pdb_id, **scene.label_fields()}

@@ -127,7 +127,7 @@ class DockingTask(TaskGenerator):
             equivalents = equivalent_answers(moved_lig, lig_xyz, angles)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](scene.pdb_id),
+                question=PROMPTS[self.name](scene.pdb_id, **scene.label_fields()),
                 images=scene.pngs(pocket_views + ligand_views + [together]),
                 image_roles=["pocket front", "pocket left", "pocket top",
                              "ligand front", "ligand left", "ligand top", "pocket and ligand front"],

@@ -50,7 +50,7 @@ class SingleMotionTask(TaskGenerator):
         return self.camera(scene)
 
     def prompt_fields(self, scene: Scene) -> dict:
-        return {"pdb_id": scene.pdb_id}
+        return {"pdb_id": scene.pdb_id, **scene.label_fields()}
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         camera = self.camera(scene)
@@ -149,7 +149,7 @@ class ZoomingTask(SingleMotionTask):
         return zoom_camera(scene.camera)
 
     def prompt_fields(self, scene: Scene) -> dict:
-        return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1)}
+        return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1), **scene.label_fields()}
 
     def _allowed(self, scene: Scene, d: int) -> bool:
         p = self.params
