@@ -13,7 +13,7 @@ whose atom names the detector's residue templates read; atom indices are the sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Sequence
 
@@ -57,8 +57,9 @@ class Scene:
         self.settings = settings
         heavy = complex_.coord[~complex_.is_hydrogen]
         self.camera: Camera = fit_camera(heavy, settings.size, projection=settings.projection)
-        self._views: dict[str, RenderedView] = {}
-        self._png: dict[str, bytes] = {}
+        self._views: dict[tuple[str, float], RenderedView] = {}
+        self._png: dict[tuple[str, float], bytes] = {}
+        self._cameras: dict[float, Camera] = {}
 
     @property
     def pdb_id(self) -> str:
@@ -94,21 +95,31 @@ class Scene:
         """Prompt fields describing this scene's labels (see :func:`misi_tasks.prompts.conventions`)."""
         return {"chains": self.residue_chain, "numbered": self.numbered_ligand}
 
-    def base_views(self, views: Sequence[str]) -> list[RenderedView]:
-        """Canonical views of the unmoved complex, drawn once per scene."""
-        missing = [v for v in views if v not in self._views]
+    def camera_with_margin(self, margin_A: float = 0.0) -> Camera:
+        """The scene camera, its radius widened by ``margin_A`` Å so that the complex moved by up to
+        that much along x or y still lies wholly inside the frame (T1, T5)."""
+        if margin_A <= 0:
+            return self.camera
+        if margin_A not in self._cameras:
+            self._cameras[margin_A] = replace(self.camera, radius=self.camera.radius + float(margin_A))
+        return self._cameras[margin_A]
+
+    def base_views(self, views: Sequence[str], margin_A: float = 0.0) -> list[RenderedView]:
+        """Canonical views of the unmoved complex with :meth:`camera_with_margin`, drawn once per scene."""
+        missing = [v for v in views if (v, margin_A) not in self._views]
         if missing:
-            for rv in self.render(missing):
-                self._views[rv.name] = rv
-        return [self._views[v] for v in views]
+            for rv in self.render(missing, camera=self.camera_with_margin(margin_A)):
+                self._views[(rv.name, margin_A)] = rv
+        return [self._views[(v, margin_A)] for v in views]
 
     def png(self, rv: RenderedView) -> bytes:
         """PNG bytes of a render; the base views are encoded once and shared."""
-        if self._views.get(rv.name) is not rv:
+        key = next((k for k, v in self._views.items() if v is rv), None)
+        if key is None:
             return encode_png(rv.image)
-        if rv.name not in self._png:
-            self._png[rv.name] = encode_png(rv.image)
-        return self._png[rv.name]
+        if key not in self._png:
+            self._png[key] = encode_png(rv.image)
+        return self._png[key]
 
     def pngs(self, rvs: Sequence[RenderedView]) -> list[bytes]:
         return [self.png(rv) for rv in rvs]

@@ -39,7 +39,7 @@ def test_translation_answers_match_metadata_and_coordinates(items, scene):
         # every projected atom moved by d * scale pixels along the axis
         shift = np.array([after.screen.x_px - before.screen.x_px, before.screen.y_px - after.screen.y_px])
         expect = np.array([d, 0.0]) if axis == "x" else np.array([0.0, d])
-        np.testing.assert_allclose(shift.T, np.broadcast_to(expect * scene.camera.scale, shift.T.shape), atol=1e-6)
+        np.testing.assert_allclose(shift.T, np.broadcast_to(expect * after.camera.scale, shift.T.shape), atol=1e-6)
 
 
 def test_translation_pixel_shift_matches_answer(items, scene):
@@ -50,7 +50,7 @@ def test_translation_pixel_shift_matches_answer(items, scene):
         (dy, dx), _, _ = phase_cross_correlation(_grey(after), _grey(before), upsample_factor=4)
         measured = dx if axis == "x" else -dy
         other = dy if axis == "x" else dx
-        assert measured == pytest.approx(d * scene.camera.scale, abs=1.5)
+        assert measured == pytest.approx(d * after.camera.scale, abs=1.5)
         assert abs(other) <= 1.5
 
 

@@ -29,6 +29,8 @@ class PairChoiceTask(TaskGenerator):
     """Shared machinery: a true pair (f1, f2), three decoys by scheme, option images checked by SSIM."""
 
     defaults = {"ssim_max": SSIM_MAX}
+    #: Camera margin (Å) so that every atom stays in frame after the largest move (T5: 4 Å).
+    margin_A: float = 0.0
 
     def sample_pair(self, rng: np.random.Generator) -> tuple[Command, Command]:
         raise NotImplementedError
@@ -44,7 +46,8 @@ class PairChoiceTask(TaskGenerator):
         the decoys chosen before it and from ``shown`` (the item's image 4, when it shows the query
         complex), so no two options and no option and image 4 look the same.
         """
-        (correct,) = query.render(["front"], motion=self.option_motion(pair, base))
+        cam = query.camera_with_margin(self.margin_A)
+        (correct,) = query.render(["front"], camera=cam, motion=self.option_motion(pair, base))
         thumbs = [grey_thumbnail(correct.image)]
         if shown is not None:
             thumbs.append(grey_thumbnail(shown))
@@ -56,7 +59,7 @@ class PairChoiceTask(TaskGenerator):
                 m = self.option_motion(cand, base)
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
-                (rv,) = query.render(["front"], motion=m)
+                (rv,) = query.render(["front"], camera=cam, motion=m)
                 thumb = grey_thumbnail(rv.image)
                 if any(thumbnail_similarity(thumb, t) >= self.params["ssim_max"] for t in thumbs):
                     continue
@@ -83,14 +86,14 @@ class PairChoiceTask(TaskGenerator):
                     break
             seen.add(pair)
             demo_motion = sequence_motion(pair)
-            (demo_after,) = demo.render(["front"], motion=demo_motion)
+            (demo_after,) = demo.render(["front"], camera=demo.camera_with_margin(self.margin_A), motion=demo_motion)
             query_base = SE3.identity() if query is not demo else demo_motion
             shown = demo_after.image if query is demo else None
             options, option_renders = self.choose_options(query, query_base, pair, rng, shown)
-            images = demo.pngs(demo.base_views(THREE_VIEWS)) + [demo.png(demo_after)]
+            images = demo.pngs(demo.base_views(THREE_VIEWS, self.margin_A)) + [demo.png(demo_after)]
             roles = ["c1 front", "c1 left", "c1 top", "c1 front after"]
             if query is not demo:
-                images += query.pngs(query.base_views(THREE_VIEWS))
+                images += query.pngs(query.base_views(THREE_VIEWS, self.margin_A))
                 roles += ["c2 front", "c2 left", "c2 top"]
             item = self.new_item(
                 scene, ctx, k,
@@ -106,10 +109,13 @@ class PairChoiceTask(TaskGenerator):
                     "demo_complex": demo.pdb_id, "query_complex": query.pdb_id,
                     "demo_motion": demo_motion.to_list(),
                     "option_motions": [self.option_motion(o, query_base).to_list() for o in options],
-                    "camera": demo.camera.to_dict(), "query_camera": query.camera.to_dict(),
+                    "camera": demo.camera_with_margin(self.margin_A).to_dict(),
+                    "query_camera": query.camera_with_margin(self.margin_A).to_dict(),
                 },
             )
-            item.renders = {"demo_after": demo_after, "options": option_renders}
+            shown_views = (demo.base_views(THREE_VIEWS, self.margin_A) + [demo_after]
+                           + ([] if query is demo else query.base_views(THREE_VIEWS, self.margin_A)))
+            item.renders = {"demo_after": demo_after, "options": option_renders, "images": shown_views}
             items.append(item)
         return items
 
@@ -119,6 +125,7 @@ class TranslationRotationTask(PairChoiceTask):
 
     name = "translation-rotation"
     counts = {"train": 6, "test": 3}
+    margin_A = 4.0
 
     def sample_pair(self, rng):
         d = int(rng.choice([v for v in range(-4, 5) if v != 0]))

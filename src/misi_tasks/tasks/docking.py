@@ -147,7 +147,7 @@ class DockingTask(TaskGenerator):
                     "camera": cam.to_dict(),
                 },
             )
-            item.renders = {"together": together, "ligand": ligand_views, "pocket": pocket_views,
+            item.renders = {"images": pocket_views + ligand_views + [together], "together": together, "ligand": ligand_views, "pocket": pocket_views,
                             "motion": motion, "camera": cam, "complex": moved}
             items.append(item)
         return items

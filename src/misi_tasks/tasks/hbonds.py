@@ -98,7 +98,7 @@ class ResidueLigandTask(TaskGenerator):
                           "hard_negatives": bool(self.params["hard_negatives"]),
                           "negative_pool": pool if label == "negative" else None, "camera": cam.to_dict()},
             )
-            item.renders = {"views": views, "complex": sub}
+            item.renders = {"views": views, "complex": sub, "images": views}
             items.append(item)
         return items
 
@@ -175,7 +175,7 @@ class InteractionLocationTask(TaskGenerator):
                                                round(float((front.y_px[i] + front.y_px[j]) / 2), 3)],
                           "move": [dx, dy], "camera": scene.camera.to_dict()},
             )
-            item.renders = {"front": views[0], "views": views, "key_atoms": key}
+            item.renders = {"front": views[0], "views": views, "key_atoms": key, "images": views}
             items.append(item)
             if len(items) == self.count(ctx.split):
                 break
@@ -204,5 +204,5 @@ class PocketLigandTask(TaskGenerator):
             answer=answer,
             metadata={"hbonds": _pairs_metadata(c, hbond_pairs(scene.hbonds, c)), "camera": scene.camera.to_dict()},
         )
-        item.renders = {"views": views}
+        item.renders = {"views": views, "images": views}
         return [item]

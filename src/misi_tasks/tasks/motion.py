@@ -49,13 +49,16 @@ class SingleMotionTask(TaskGenerator):
     def after_camera(self, scene: Scene, cmd: Command) -> Camera:
         return self.camera(scene)
 
+    def before_views(self, scene: Scene) -> list:
+        """Images 1-3, drawn with :meth:`camera` (the scene's shared renders where they agree)."""
+        return scene.base_views(THREE_VIEWS)
+
     def prompt_fields(self, scene: Scene) -> dict:
         return {"pdb_id": scene.pdb_id, **scene.label_fields()}
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         camera = self.camera(scene)
-        same = camera is scene.camera or (camera.projection == "orthographic" and camera.zoom_z == 0)
-        before = scene.base_views(THREE_VIEWS) if same else scene.render(THREE_VIEWS, camera=camera)
+        before = self.before_views(scene)
         items = []
         for k, cmd in enumerate(self.sample_commands(scene, ctx, rng)):
             motion = cmd.motion(center=np.zeros(3))  # rolls turn about the complex's centroid
@@ -74,7 +77,7 @@ class SingleMotionTask(TaskGenerator):
                     "camera_after": cam.to_dict(),
                 },
             )
-            item.renders = {"before": before, "after": after, "motion": motion}
+            item.renders = {"before": before, "after": after, "motion": motion, "images": list(before) + [after]}
             items.append(item)
         return items
 
@@ -85,6 +88,12 @@ class TranslationTask(SingleMotionTask):
     name = "translation"
     counts = {"train": 2, "test": 1}
     defaults = {"axes": ("x", "y"), "max_distance": 4}
+
+    def camera(self, scene):  # room for the largest move: every atom stays in frame after it
+        return scene.camera_with_margin(self.params["max_distance"])
+
+    def before_views(self, scene):
+        return scene.base_views(THREE_VIEWS, margin_A=self.params["max_distance"])
 
     def sample_commands(self, scene, ctx, rng):
         values = np.arange(-self.params["max_distance"], self.params["max_distance"] + 1)
@@ -147,6 +156,11 @@ class ZoomingTask(SingleMotionTask):
 
     def camera(self, scene: Scene) -> Camera:
         return zoom_camera(scene.camera)
+
+    def before_views(self, scene: Scene) -> list:
+        if scene.settings.projection == "orthographic":  # at zoom 0 the field of view changes nothing
+            return scene.base_views(THREE_VIEWS)
+        return scene.render(THREE_VIEWS, camera=self.camera(scene))
 
     def prompt_fields(self, scene: Scene) -> dict:
         return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1), **scene.label_fields()}
