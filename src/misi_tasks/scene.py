@@ -19,8 +19,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from misi_geom import SE3, Camera, Complex, fit_camera
-from misi_render import RenderedView, encode_png, render_views
+from misi_geom import SE3, Camera, Complex, fit_camera, view_rotation
+from misi_render import RenderedView, encode_png, moved_front_frame, render_views
 from misi_render.labels import pocket_has_chains, residue_label, with_unique_ligand_labels
 
 __all__ = ["RenderSettings", "Scene"]
@@ -132,5 +132,9 @@ class Scene:
         return list(find_hbonds(self.source))
 
     def camera_frame(self, view: str = "front", motion: SE3 | None = None) -> np.ndarray:
-        """Camera-frame coordinates (Å) of every atom of the complex."""
-        return self.camera.to_camera_frame(self.complex.coord, view, motion)
+        """Camera-frame coordinates (Å) of every atom of the complex in ``view``, after ``motion``.
+
+        As in :func:`misi_render.render_views`, ``motion`` is in the front camera frame and is
+        applied before the view's rotation (for the front view the two frames coincide).
+        """
+        return moved_front_frame(self.complex.coord, self.camera, motion) @ view_rotation(view).T

@@ -222,7 +222,6 @@ def score_item(
     pred = parse_answer(task, reply, options=options, pick=pick)
     if pred is None:
         return ItemScore(item["id"], task, column, 0.0, False, "unparseable", None)
-    if any(_same(pred, eq) for eq in _equivalents(item, task)):
-        return ItemScore(item["id"], task, column, 1.0, True, "ok", pred.text)
-    score = score_answer(task, pred, truth)
-    return ItemScore(item["id"], task, column, score, _same(pred, truth), "ok", pred.text)
+    truths = [truth, *_equivalents(item, task)]  # T7: equivalent answers count as the exact one
+    score = max(score_answer(task, pred, t) for t in truths)
+    return ItemScore(item["id"], task, column, score, any(_same(pred, t) for t in truths), "ok", pred.text)

@@ -137,3 +137,18 @@ def test_equivalent_answers_score_as_the_exact_answer(docking):
         off = f"{roll}, move x {int(move.split()[-1]) + 3}"
         if off not in it.metadata["equivalent_answers"]:
             assert score_item(row, off).score == pytest.approx(0.5 + 0.5 * (1 - 3 / 30))
+
+
+def test_a_reply_is_scored_against_the_nearest_equivalent():
+    """Hand-made T7 item: exact 'roll x 60, move x -20', equivalent 'roll x 45, move x -20'."""
+    row = {"id": "docking/test/x/000", "task": "docking", "answer": "roll x 60, move x -20", "options": [],
+           "metadata": json.dumps({"equivalent_answers": ["roll x 45, move x -20"]})}
+    assert score_item(row, "roll x 45, move x -20").score == 1.0
+    assert score_item(row, "roll x 45, move x -20").exact
+    # off the equivalent by 3 Å: half roll (exact) + half move (1 - 3/30); off the truth it would be lower
+    assert score_item(row, "roll x 45, move x -17").score == pytest.approx(0.5 + 0.5 * (1 - 3 / 30))
+    assert not score_item(row, "roll x 45, move x -17").exact
+    assert score_item(row, "roll x 30, move x -20").score == pytest.approx(0.5 * (1 - 15 / 180) + 0.5)
+    assert score_item(row, "roll y 45, move x -20").score == 0.5  # wrong axis: move half only
+    row_plain = dict(row, metadata="{}")
+    assert score_item(row_plain, "roll x 45, move x -20").score == pytest.approx(0.5 * (1 - 15 / 180) + 0.5)

@@ -123,3 +123,29 @@ def test_labels_never_hide_the_atoms_a_question_is_about(hb_items, scenes, pdb_i
         bare = render_views(sub, SIX_VIEWS, camera=cam, residue_labels=False, ligand_labels=False)
         for labelled, plain in zip(item.renders["views"], bare):
             _check_key_atoms_not_hidden(labelled, plain, key, atom_radii(sub, "ball-and-stick"))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from misi_geom import Complex  # noqa: E402
+from misi_render.labels import unique_ligand_labels  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(names=st.lists(st.sampled_from(["N", "CA", "C", "O", "N_1", "CD1", "OXT", "ABCDEFGH", "ABCDEFG"]),
+                      min_size=1, max_size=40),
+       hydrogens=st.lists(st.booleans(), min_size=40, max_size=40))
+def test_unique_ligand_labels_are_unique_and_keep_unique_file_names(names, hydrogens):
+    n = len(names)
+    h = np.array(hydrogens[:n])
+    c = Complex.from_atoms(np.zeros((n, 3)), ["H" if x else "C" for x in h], atom_name=names, is_ligand=[True] * n)
+    labels = unique_ligand_labels(c)
+    drawn = ~c.is_hydrogen
+    got = labels[drawn].tolist()
+    assert len(set(got)) == len(got) and all(len(x) <= 8 for x in got)
+    counts = collections.Counter(np.array(names)[drawn].tolist())
+    for name, label in zip(np.array(names)[drawn].tolist(), got):
+        if counts[name] == 1:
+            assert label == name
+    assert labels[~drawn].tolist() == np.array(names)[~drawn].tolist()
