@@ -51,6 +51,8 @@ class PairChoiceTask(TaskGenerator):
         thumbs = [grey_thumbnail(correct.image)]
         if shown is not None:
             thumbs.append(grey_thumbnail(shown))
+            if thumbnail_similarity(thumbs[0], thumbs[1]) >= self.params["ssim_max"]:
+                raise TaskSkipped(f"the correct option of {format_commands(pair)} looks like image 4")
         chosen, renders = [pair], [correct]
         motions = [self.option_motion(pair, base)]
         for scheme in (1, 2, 3):
@@ -80,16 +82,21 @@ class PairChoiceTask(TaskGenerator):
         items, seen = [], set()
         for k in range(self.count(ctx.split)):
             demo, query, fields = self.describe(scene, ctx, rng)
-            for _ in range(_MAX_REDRAWS):
+            for attempt in range(_MAX_REDRAWS):
                 pair = self.sample_pair(rng)
-                if pair not in seen:
+                if pair in seen and attempt < _MAX_REDRAWS - 1:
+                    continue
+                seen.add(pair)
+                demo_motion = sequence_motion(pair)
+                (demo_after,) = demo.render(["front"], camera=demo.camera_with_margin(self.margin_A), motion=demo_motion)
+                query_base = SE3.identity() if query is not demo else demo_motion
+                shown = demo_after.image if query is demo else None
+                try:
+                    options, option_renders = self.choose_options(query, query_base, pair, rng, shown)
                     break
-            seen.add(pair)
-            demo_motion = sequence_motion(pair)
-            (demo_after,) = demo.render(["front"], camera=demo.camera_with_margin(self.margin_A), motion=demo_motion)
-            query_base = SE3.identity() if query is not demo else demo_motion
-            shown = demo_after.image if query is demo else None
-            options, option_renders = self.choose_options(query, query_base, pair, rng, shown)
+                except TaskSkipped:  # no fair option set for this pair: draw another pair
+                    if attempt == _MAX_REDRAWS - 1:
+                        raise
             images = demo.pngs(demo.base_views(THREE_VIEWS, self.margin_A)) + [demo.png(demo_after)]
             roles = ["c1 front", "c1 left", "c1 top", "c1 front after"]
             if query is not demo:
