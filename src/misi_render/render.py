@@ -29,7 +29,6 @@ from misi_geom.camera import Projection
 from misi_render import labels as _labels
 from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
-from misi_render.labels import PlacedLabel
 from misi_render.png import encode_png
 
 __all__ = ["RenderedView", "Style", "render_views", "moved_front_frame", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
@@ -66,7 +65,7 @@ class RenderedView:
     camera : misi_geom.Camera
     view : ndarray, dtype=float64, shape=(3, 3)
         The view rotation, applied after the motion (see :func:`render_views`).
-    labels : tuple of PlacedLabel
+    labels : tuple of misi_render.labels.PlacedLabel
         Every label drawn, with its ink box in pixels.
     """
 
