@@ -99,7 +99,9 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
             t0 = time.perf_counter()
             image, visible = _render.draw_scene(scene, screen, cam)
             t1 = time.perf_counter()
-            image = _render._draw_view_labels(c, scene, screen, visible, cam, True, True, None, image)
+            image, _ = _render._draw_view_labels(c, scene, screen, visible, cam, image, residue_labels=True,
+                                                 ligand_labels=True, atom_label_residue=None, key_atoms=None,
+                                                 residue_chain=False)
             t2 = time.perf_counter()
             save_png(image, out_dir / f"stage_{name}.png")
             t3 = time.perf_counter()

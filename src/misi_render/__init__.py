@@ -21,7 +21,7 @@ from misi_render.palette import (
     element_color,
 )
 from misi_render.png import PNG_COMPRESS_LEVEL, encode_png, save_png
-from misi_render.render import RenderedView, Style, render_views, warm_up
+from misi_render.render import RenderedView, Style, moved_front_frame, render_views, warm_up
 
 __all__ = [
     "BALL_SCALE",
@@ -35,6 +35,7 @@ __all__ = [
     "atom_radii",
     "element_color",
     "encode_png",
+    "moved_front_frame",
     "render_views",
     "save_png",
     "warm_up",

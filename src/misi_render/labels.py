@@ -1,14 +1,21 @@
 """Text labels: choose what to label, place labels without overlaps, draw them.
 
-Labels (spec section 2): each pocket residue ``"ASN 460"`` next to one of its visible atoms, each
+Labels (spec section 2): each pocket residue ``"ASN 460"`` next to one of its visible atoms (with
+the chain, ``"ASP 29 A"``, when the pocket spans more than one chain: :func:`residue_label`), each
 visible ligand heavy atom by its atom name, and optionally every visible heavy atom of one chosen
 residue by its atom name.  Only atoms flagged visible by the rasterizer get labels, so a label never
 points at an atom hidden behind another one.
 
-Placement is greedy and deterministic: labels are placed in priority order (chosen-residue atoms,
-ligand atoms, residues); each tries candidate boxes around its anchor on three rings (right, left,
-above, below, diagonals), shifted into the frame, and takes the first with no overlap with earlier
-labels and covering the fewest ligand atoms; if none is free, the least-overlapping one.  Text is
+Ligand atom names are made unique by :func:`with_unique_ligand_labels` (rule:
+:data:`LIGAND_LABEL_RULE`); the task layer applies it once to the complex it both draws and answers
+from, so an answer never names an atom differently from its image.
+
+Placement is greedy and deterministic: labels are placed in priority order (the *key* atoms a
+question is about, chosen-residue atoms, ligand atoms, residues); each tries candidate boxes around
+its anchor on five rings (right, left, above, below, diagonals), shifted into the frame, and takes
+the first with no overlap with earlier labels and covering the fewest ligand or key atoms; if none
+is free, the least-overlapping one.  A label of a non-key atom that would still cover a key atom's
+disc is not drawn at all, so labels never hide the atoms a question is about.  Text is
 the bundled DejaVu Sans Bold, light coloured with a black outline, sized in proportion to the image
 (:func:`font_px`; 17 px residue labels and 14 px atom names at 1024 px), rendered once per text by
 Pillow and composited by a numba kernel.
@@ -27,7 +34,77 @@ from PIL import Image, ImageDraw, ImageFont
 from misi_geom import Complex, ScreenCoords, residue_starts
 from misi_render._layout import composite, place_boxes
 
-__all__ = ["Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels"]
+__all__ = [
+    "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
+    "LIGAND_LABEL_RULE", "unique_ligand_labels", "with_unique_ligand_labels", "pocket_has_chains",
+    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels",
+]
+
+#: How drawn ligand atoms are labelled (stated in the prompts).
+LIGAND_LABEL_RULE = (
+    "a name that the ligand file gives to more than one drawn atom is numbered in file order with an "
+    "underscore (N_1, N_2, N_3)"
+)
+
+
+def unique_ligand_labels(c: Complex) -> np.ndarray:
+    """Atom names with every drawn (heavy) ligand atom's name made unique.
+
+    Rule (:data:`LIGAND_LABEL_RULE`): a name that is unique among the ligand's heavy atoms is kept;
+    a name shared by k > 1 of them becomes ``<name>_1`` ... ``<name>_k`` in file order.  Should that
+    collide with another name, or pass the 8-character limit, the name part is shortened and
+    primes are appended until the label is unique.  Pocket atoms and hydrogens keep their names.
+
+    Returns
+    -------
+    ndarray, dtype='<U8', shape=(N,)
+
+    Examples
+    --------
+    >>> c = Complex.from_atoms([[0.0, 0, 0]] * 4, ["N", "C", "N", "O"], atom_name=["N", "CA", "N", "O1"],
+    ...                        is_ligand=[True] * 4)
+    >>> unique_ligand_labels(c).tolist()
+    ['N_1', 'CA', 'N_2', 'O1']
+    """
+    names = np.array(c.atom_name, dtype="<U8", copy=True)
+    rows = np.flatnonzero(c.is_ligand & ~c.is_hydrogen)
+    counts: dict[str, int] = {}
+    for i in rows:
+        counts[str(names[i])] = counts.get(str(names[i]), 0) + 1
+    taken = {str(names[i]) for i in rows if counts[str(names[i])] == 1}
+    seen: dict[str, int] = {}
+    for i in rows:
+        name = str(names[i])
+        if counts[name] == 1:
+            continue
+        seen[name] = seen.get(name, 0) + 1
+        suffix = f"_{seen[name]}"
+        label = name[: 8 - len(suffix)] + suffix
+        while label in taken:
+            label = label[:7] + "'" if len(label) >= 8 else label + "'"
+        taken.add(label)
+        names[i] = label
+    return names
+
+
+def with_unique_ligand_labels(c: Complex) -> Complex:
+    """``c`` with :func:`unique_ligand_labels` as its atom names (a copy; ``c`` is untouched)."""
+    from dataclasses import replace
+
+    return replace(c, atom_name=unique_ligand_labels(c))
+
+
+def pocket_has_chains(c: Complex) -> bool:
+    """Whether the pocket (non-ligand heavy atoms) spans more than one chain id."""
+    pocket = ~c.is_ligand & ~c.is_hydrogen
+    return len(np.unique(c.chain_id[pocket])) > 1
+
+
+def residue_label(c: Complex, i: int, with_chain: bool = False) -> str:
+    """Display label of atom ``i``'s residue: ``"ASN 460"``, ``"GLY 184A"``, or with the chain
+    ``"ASP 29 A"`` (a blank chain id is written ``?``)."""
+    text = f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]}"
+    return f"{text} {c.chain_id[i] or '?'}" if with_chain else text
 
 RESIDUE_FILL = (255, 255, 255)
 LIGAND_FILL = (255, 236, 140)
@@ -43,7 +120,8 @@ class Label:
     """One label to place: ``text`` near ``anchor`` (pixel position of the atom it names).
 
     ``gap`` is the clearance kept from the anchor (the atom's radius plus a margin), ``font_px`` the
-    font size and ``fill`` the text colour (RGB 0-255).
+    font size and ``fill`` the text colour (RGB 0-255); ``key`` marks the label of an atom a
+    question is about (placed first, never dropped).
     """
 
     text: str
@@ -51,6 +129,25 @@ class Label:
     gap: float
     font_px: int
     fill: tuple[int, int, int]
+    key: bool = False
+
+
+@dataclass(frozen=True)
+class PlacedLabel:
+    """A drawn label: its text, whether it names a key atom, and its ink box (pixels, x0 <= x < x1)."""
+
+    text: str
+    key: bool
+    box: tuple[float, float, float, float]
+
+
+def placed_labels(labels: list[Label], corners: np.ndarray) -> tuple[PlacedLabel, ...]:
+    """The drawn boxes of ``labels`` placed at ``corners`` (as :func:`draw_labels` rounds them)."""
+    out = []
+    for lab, (x, y) in zip(labels, np.round(np.asarray(corners, dtype=np.float64))):
+        b = _ink_box(lab.text, lab.font_px)
+        out.append(PlacedLabel(lab.text, lab.key, (float(x), float(y), float(x + max(1, b[2] - b[0])), float(y + max(1, b[3] - b[1])))))
+    return tuple(out)
 
 
 def font_path() -> str:
@@ -95,24 +192,61 @@ def label_requests(
     residue_labels: bool = True,
     ligand_labels: bool = True,
     atom_label_residue: int | None = None,
+    residue_chain: bool = False,
+    key_atoms: np.ndarray | None = None,
 ) -> list[Label]:
-    """Unplaced labels for the visible atoms of one view, in placement priority order."""
-    out: list[Label] = []
+    """Unplaced labels for the visible atoms of one view, in placement priority order.
+
+    Labels of ``key_atoms`` (bool (N,)) come first: ligand key atoms by name, and the residue label
+    of a pocket key atom's residue anchored on that atom.  ``residue_chain`` adds the chain id to
+    residue labels.
+    """
+    entries: list[tuple[int, int, Label]] = []  # (priority, order, label)
+    key = np.zeros(len(c), dtype=bool) if key_atoms is None else np.asarray(key_atoms, dtype=bool)
     gap = radius_px + max(2.0, size / 512.0)
     atom_px, res_px = font_px(size, "atom"), font_px(size, "residue")
+
+    def add(priority: int, i: int, text: str, px: int, fill: tuple[int, int, int]) -> None:
+        anchor = (screen.x_px[i], screen.y_px[i])
+        entries.append((priority, len(entries), Label(text, anchor, gap[i], px, fill, key=priority == 0)))
+
     if atom_label_residue is not None:
         for i in np.flatnonzero(visible & (c.res_index == atom_label_residue)):
-            out.append(Label(str(c.atom_name[i]), (screen.x_px[i], screen.y_px[i]), gap[i], atom_px, ATOM_FILL))
+            add(0 if key[i] else 1, int(i), str(c.atom_name[i]), atom_px, ATOM_FILL)
     if ligand_labels:
         for i in np.flatnonzero(visible & c.is_ligand):
             if atom_label_residue is not None and c.res_index[i] == atom_label_residue:
                 continue
-            out.append(Label(str(c.atom_name[i]), (screen.x_px[i], screen.y_px[i]), gap[i], atom_px, LIGAND_FILL))
+            add(0 if key[i] else 2, int(i), str(c.atom_name[i]), atom_px, LIGAND_FILL)
     if residue_labels:
-        for i in _residue_anchors(c, screen, visible & ~c.is_ligand):
-            text = f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]}"
-            out.append(Label(text, (screen.x_px[i], screen.y_px[i]), gap[i], res_px, RESIDUE_FILL))
-    return out
+        anchors = _residue_anchors(c, screen, visible & ~c.is_ligand)
+        for i in np.flatnonzero(visible & key & ~c.is_ligand):  # a key atom's residue: label it there
+            anchors[np.flatnonzero(c.res_index[anchors] == c.res_index[i])] = i
+        for i in anchors:
+            add(0 if key[i] else 3, int(i), residue_label(c, int(i), residue_chain), res_px, RESIDUE_FILL)
+    return [lab for _, _, lab in sorted(entries, key=lambda e: (e[0], e[1]))]
+
+
+def drop_labels_over(
+    labels: list[Label], corners: np.ndarray, centers: np.ndarray, radii: np.ndarray
+) -> tuple[list[Label], np.ndarray]:
+    """Drop every non-key label whose ink box touches a protected disc.
+
+    ``centers`` (K, 2) and ``radii`` (K,) are pixel discs (the key atoms) that no other label may
+    hide.  Returns the remaining labels and their corners.
+    """
+    if len(labels) == 0 or len(centers) == 0:
+        return labels, corners
+    boxes = np.array([_ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
+    xy = np.round(np.asarray(corners, dtype=np.float64))  # where draw_labels puts them
+    x0, y0 = xy[:, 0], xy[:, 1]
+    x1, y1 = x0 + np.maximum(1, boxes[:, 2] - boxes[:, 0]), y0 + np.maximum(1, boxes[:, 3] - boxes[:, 1])
+    cx, cy = centers[:, 0][None, :], centers[:, 1][None, :]
+    nx = np.clip(cx, x0[:, None], x1[:, None])
+    ny = np.clip(cy, y0[:, None], y1[:, None])
+    hits = ((nx - cx) ** 2 + (ny - cy) ** 2 < radii[None, :] ** 2).any(axis=1)
+    ok = np.array([lab.key for lab in labels], dtype=bool) | ~hits
+    return [lab for lab, k in zip(labels, ok) if k], corners[ok]
 
 
 def _residue_anchors(c: Complex, screen: ScreenCoords, mask: np.ndarray) -> np.ndarray:

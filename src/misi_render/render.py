@@ -1,9 +1,13 @@
 """``render_views``: labelled ball-and-stick / space-filling images of a complex, one per view.
 
-Pipeline per view: model coordinates -> camera frame (view rotation, then the optional motion on the
-masked atoms) -> :meth:`misi_geom.Camera.project` -> numba rasterizer (:mod:`misi_render._raster`)
--> labels (:mod:`misi_render.labels`).  The recorded :class:`RenderedView.screen` is the very
-projection the pixels were drawn from.
+Pipeline per view: model coordinates -> front camera frame (centred on the camera's centre) ->
+the optional motion on the masked atoms, in that *front* frame -> the view rotation ->
+:meth:`misi_geom.Camera.project` -> numba rasterizer (:mod:`misi_render._raster`) -> labels
+(:mod:`misi_render.labels`).  The motion moves the 3-D object once, before any view turns it, so
+every view of one call shows the same moved object (rotations do not commute: a motion applied in
+each view's own screen axes would move the object differently in every view).  For the front view
+the front frame *is* the screen frame, so ``move x 3`` there shifts the image 3 Å to the right.
+The recorded :class:`RenderedView.screen` is the very projection the pixels were drawn from.
 
 Drawing conventions: black background; hydrogens are never drawn and bonds touching them are
 skipped; atoms behind a perspective camera are not drawn.  Lighting: ambient + Lambert diffuse from
@@ -27,7 +31,7 @@ from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
-__all__ = ["RenderedView", "Style", "render_views", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
+__all__ = ["RenderedView", "Style", "render_views", "moved_front_frame", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
 
 Style = Literal["ball-and-stick", "spacefill"]
 
@@ -60,7 +64,9 @@ class RenderedView:
         off-screen atoms.
     camera : misi_geom.Camera
     view : ndarray, dtype=float64, shape=(3, 3)
-        The view rotation applied before the motion.
+        The view rotation, applied after the motion (see :func:`render_views`).
+    labels : tuple of misi_render.labels.PlacedLabel
+        Every label drawn, with its ink box in pixels.
     """
 
     name: str
@@ -69,6 +75,7 @@ class RenderedView:
     visible: np.ndarray
     camera: Camera
     view: np.ndarray
+    labels: tuple = ()
 
     def png_bytes(self) -> bytes:
         """The image encoded as PNG (see :func:`misi_render.encode_png`)."""
@@ -165,6 +172,8 @@ def render_views(
     residue_labels: bool = True,
     ligand_labels: bool = True,
     atom_label_residue: int | None = None,
+    residue_chain: bool | None = None,
+    key_atoms: np.ndarray | None = None,
 ) -> list[RenderedView]:
     """Render a complex (any slice) from one or more views.
 
@@ -182,7 +191,11 @@ def render_views(
     projection : {"orthographic", "perspective"}
         Used only when ``camera`` is None.
     motion : misi_geom.SE3, optional
-        Rigid motion in camera axes applied after the view rotation.
+        Rigid motion of the masked atoms in the **front camera frame** (model axes, origin at the
+        camera's centre; X right, Y up, Z toward the viewer of the front view), applied *before*
+        the view rotation.  Every view then shows the one moved 3-D object: the left view of a
+        moved ligand is the front-frame moved ligand turned +90° about Y.  (The motion is never
+        in a side view's own screen axes.)
     motion_mask : ndarray, dtype=bool, shape=(N,), optional
         Atoms the motion applies to (default all).
     style : {"ball-and-stick", "spacefill"}
@@ -190,6 +203,12 @@ def render_views(
         Label pocket residues (``"ASN 460"``) / ligand atoms (atom names).
     atom_label_residue : int, optional
         ``res_index`` of a residue whose heavy atoms get atom-name labels.
+    residue_chain : bool, optional
+        Residue labels carry the chain id (``"ASP 29 A"``).  Default: when the drawn pocket spans
+        more than one chain; pass the whole pocket's answer when drawing a slice of it.
+    key_atoms : ndarray, dtype=bool, shape=(N,), optional
+        The atoms a question is about: their labels are placed first, and any other label that
+        would cover one of them (its drawn disc) is left out.
 
     Returns
     -------
@@ -225,37 +244,64 @@ def render_views(
             raise ValueError(f"motion_mask must be a bool array of shape ({n},), got {motion_mask.dtype} {motion_mask.shape}")
     if atom_label_residue is not None and not np.any(complex.res_index == atom_label_residue):
         raise ValueError(f"atom_label_residue {atom_label_residue} is not a res_index of this complex")
+    if key_atoms is not None:
+        key_atoms = np.asarray(key_atoms)
+        if key_atoms.dtype != np.bool_ or key_atoms.shape != (n,):
+            raise ValueError(f"key_atoms must be a bool array of shape ({n},), got {key_atoms.dtype} {key_atoms.shape}")
+    if residue_chain is None:
+        residue_chain = _labels.pocket_has_chains(complex)
+    label_opts = dict(residue_labels=residue_labels, ligand_labels=ligand_labels,
+                      atom_label_residue=atom_label_residue, residue_chain=bool(residue_chain), key_atoms=key_atoms)
     scene = _prepare(complex, style)
+    front = moved_front_frame(complex.coord, camera, motion, motion_mask)
     out = []
     for name, rot in resolved:
-        pts = (complex.coord - camera.center) @ rot.T
-        if motion is not None:
-            if motion_mask is None:
-                pts = motion.apply(pts)
-            else:
-                pts = pts.copy()
-                pts[motion_mask] = motion.apply(pts[motion_mask])
-        screen = camera.project(pts)
+        screen = camera.project(front @ rot.T)
         image, visible = draw_scene(scene, screen, camera)
+        placed: tuple = ()
         if residue_labels or ligand_labels or atom_label_residue is not None:
-            image = _draw_view_labels(complex, scene, screen, visible, camera, residue_labels, ligand_labels, atom_label_residue, image)
+            image, placed = _draw_view_labels(complex, scene, screen, visible, camera, image, **label_opts)
         image.setflags(write=False)
         visible.setflags(write=False)
-        out.append(RenderedView(name, image, screen, visible, camera, rot))
+        out.append(RenderedView(name, image, screen, visible, camera, rot, placed))
     return out
 
 
-def _draw_view_labels(c, scene, screen, visible, camera, residue_labels, ligand_labels, atom_label_residue, image):
+def moved_front_frame(
+    coord: np.ndarray, camera: Camera, motion: SE3 | None = None, motion_mask: np.ndarray | None = None
+) -> np.ndarray:
+    """Front-camera-frame coordinates (Å) after ``motion`` of the ``motion_mask`` atoms.
+
+    This is the one 3-D state that every view of :func:`render_views` turns and projects:
+    a view's camera-frame coordinates are ``moved_front_frame(...) @ view_rotation(view).T``.
+
+    Returns
+    -------
+    ndarray, dtype=float64, shape=(N, 3)
+    """
+    pts = np.asarray(coord, dtype=np.float64) - camera.center
+    if motion is None:
+        return pts
+    if motion_mask is None:
+        return motion.apply(pts)
+    pts = pts.copy()
+    pts[motion_mask] = motion.apply(pts[motion_mask])
+    return pts
+
+
+def _draw_view_labels(c, scene, screen, visible, camera, image, *, atom_label_residue, key_atoms, **opts):
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    reqs = _labels.label_requests(
-        c, screen, visible, radius_px, camera.size,
-        residue_labels=residue_labels, ligand_labels=ligand_labels, atom_label_residue=atom_label_residue,
-    )  # fmt: skip
+    reqs = _labels.label_requests(c, screen, visible, radius_px, camera.size,
+                                  atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     if not reqs:
-        return image
-    key = visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue)))
-    obstacles = np.column_stack([screen.x_px[key], screen.y_px[key]])
-    return _labels.draw_labels(image, reqs, _labels.place_labels(reqs, camera.size, obstacles))
+        return image, ()
+    key = np.zeros(len(c), dtype=bool) if key_atoms is None else key_atoms & scene.drawn & screen.in_front
+    avoid = key | (visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue))))
+    obstacles = np.column_stack([screen.x_px[avoid], screen.y_px[avoid]])
+    corners = _labels.place_labels(reqs, camera.size, obstacles)
+    discs = np.column_stack([screen.x_px[key], screen.y_px[key]])
+    reqs, corners = _labels.drop_labels_over(reqs, corners, discs, radius_px[key])
+    return _labels.draw_labels(image, reqs, corners), _labels.placed_labels(reqs, corners)
 
 
 def warm_up() -> None:

@@ -4,7 +4,7 @@ Examples::
 
     misi-gen --task all --out misi_out                 # the bundled sample complexes
     misi-gen --task docking --input pdbbind/ --out out --split test --workers 2
-    misi-gen --task T4 --task-params '{"residue-ligand": {"hard_negatives": true}}' --out out
+    misi-gen --task T4 --task-params '{"residue-ligand": {"hard_negatives": false}}' --out out
     misi-gen --input complexes.csv --check                 # validate a manifest, render nothing
     misi-gen --input 1abc.cif.gz --ligand ATP:A --smiles '...' --out out
 """
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="use only the first N complexes (sorted by id)")
     p.add_argument("--tiny", action="store_true", help="draw 50 items per task from the test split")
     p.add_argument("--task-params", default=None,
-                   help='JSON overrides per task, e.g. \'{"residue-ligand": {"hard_negatives": true}}\'')
+                   help='JSON overrides per task, e.g. \'{"residue-ligand": {"hard_negatives": false}}\'')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 

@@ -4,11 +4,14 @@ Schemes for T5/T6 (spec section 3), each producing one decoy (f1, f2) from the t
 
 1. change the magnitude of both f1 and f2;
 2. flip the sign of f1 and change the magnitude of f2;
-3. change the axis of f1 and the magnitude of f2.
+3. change the axis of f1 and the magnitude of f2; when f1 and f2 are both rolls (T6) the new axis
+   is the one used by neither, so a decoy never rolls twice about one axis (which could cancel to
+   the identity).
 
 A decoy must be a different command sequence from the answer and from the other decoys, must not
 produce the same motion (e.g. through ±180° symmetry), and its image must differ visibly from the
-correct image: SSIM (scikit-image, on grey images downsampled to ``SSIM_SIZE`` px) below
+correct image, from the other options' images and from the item's image 4 (what the query complex
+already shows): SSIM (scikit-image, on grey images downsampled to ``SSIM_SIZE`` px) below
 :data:`SSIM_MAX`; otherwise it is drawn again.
 """
 
@@ -57,9 +60,13 @@ def flip_sign(cmd: Command, rng: np.random.Generator | None = None) -> Command:
     return _with_value(cmd, -_value(cmd))
 
 
-def change_axis(cmd: Command, rng: np.random.Generator) -> Command:
+def change_axis(cmd: Command, rng: np.random.Generator, avoid: tuple[str, ...] = ()) -> Command:
+    """Same value about/along another axis, never ``cmd``'s own nor any in ``avoid``."""
     axes = ("x", "y") if isinstance(cmd, Move) else ("x", "y", "z")
-    return replace(cmd, axis=str(rng.choice([a for a in axes if a != cmd.axis])))
+    pool = [a for a in axes if a != cmd.axis and a not in avoid]
+    if not pool:
+        raise ValueError(f"no axis left for {cmd} avoiding {avoid}")
+    return replace(cmd, axis=str(rng.choice(pool)))
 
 
 def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator) -> tuple[Command, Command]:
@@ -69,7 +76,8 @@ def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator) 
     if scheme == 2:
         return flip_sign(f1), change_magnitude(f2, rng)
     if scheme == 3:
-        return change_axis(f1, rng), change_magnitude(f2, rng)
+        avoid = (f2.axis,) if type(f1) is type(f2) else ()  # T6: an axis used by neither f1 nor f2
+        return change_axis(f1, rng, avoid), change_magnitude(f2, rng)
     raise ValueError(f"decoy scheme must be 1, 2 or 3, got {scheme}")
 
 

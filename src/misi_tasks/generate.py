@@ -123,7 +123,7 @@ def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
             if len(_PARTNER_CACHE) > 4:
                 _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
             loaded = dirs[cid].load()  # a misi_geom.inputs source
-            _PARTNER_CACHE[key] = Scene(loaded.complex, settings, source=loaded.provenance)
+            _PARTNER_CACHE[key] = Scene(loaded.complex, settings, provenance=loaded.provenance)
         return _PARTNER_CACHE[key]
 
     return load
@@ -154,7 +154,7 @@ def _process_complex(args: tuple) -> dict[str, Any]:
     except MisiInputError as exc:
         report["error"] = str(exc)
         return report
-    save_provenance(cfg.out_dir, cid, scene.source)
+    save_provenance(cfg.out_dir, cid, scene.provenance)
     ctx = GenContext(
         seed=cfg.seed, split=split, settings=cfg.settings,
         partner_ids=tuple(i for i in split_ids if i != cid), partner=load,

@@ -27,8 +27,8 @@ class Item:
     For multiple-choice items the options are held in *canonical* order (correct option first) with
     ``option_images`` (one PNG each, or empty when options are text) until :meth:`assign_letter`
     puts the correct option at its letter; the dataset's balancing of letters happens at that step.
-    ``renders`` keeps the in-memory :class:`misi_render.RenderedView` objects for tests; it is not
-    written to disk.
+    ``renders`` keeps the in-memory :class:`misi_render.RenderedView` objects for tests (``"images"``:
+    one per entry of ``images``, in order; ``"options"`` for option images); it is not written to disk.
     """
 
     task: str

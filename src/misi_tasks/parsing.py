@@ -161,7 +161,7 @@ _MOVE_RE = re.compile(_MOVE, re.I)
 _ROLL_RE = re.compile(_ROLL, re.I)
 _DOCK_RE = re.compile(rf"{_ROLL}\s*[,;]?\s*(?:(?:and|then)\s+)*{_MOVE}", re.I)
 
-_ATOM = r"[A-Za-z0-9][A-Za-z0-9']*"
+_ATOM = r"[A-Za-z0-9][A-Za-z0-9'_]*"  # '_': numbered repeated ligand names (N_1, N_2)
 _BULLET = r"(?:(?:[-\u2022]|\d+[.)])\s+)?"
 # between bonds: ';' or ',' (optionally followed by 'and'), ' and ', or a line break with an optional bullet
 _SEP = rf"(?:\s*[;,.]?[ \t]*\n\s*{_BULLET}|\s*[;,]\s*(?:and\s+)?|\s+and\s+)"

@@ -83,7 +83,7 @@ class TaskGenerator:
         items = self.make_items(scene, ctx, rng)
         if getattr(scene, "source", None) is not None:  # explicit-file inputs: files and checksums
             for item in items:
-                item.metadata["source"] = scene.source
+                item.metadata["source"] = scene.provenance
         if not ctx.keep_renders:
             for item in items:
                 item.renders = {}

@@ -8,7 +8,9 @@ Metrics (score in [0, 1] per item):
 - T7: :data:`DOCKING_ROLL_WEIGHT` for the roll (axis must match;
   ``1 - |Δangle| / 180``) plus the rest for the move (axis and sign must match;
   ``1 - |Δd| / R`` with R = :data:`DOCKING_MOVE_RANGE_A`, 30 Å). A roll by 0° equals any
-  other roll by 0°, whatever the axis.
+  other roll by 0°, whatever the axis.  An item's ``equivalent_answers`` (metadata: the other
+  allowed answers that dock the ligand within 1 Å heavy-atom RMSD of its bound pose) get the
+  credit of the exact answer: score 1 and an exact match.
 - T4, T9: with T the true bond set and P the listed set (normalised, repeats dropped):
   ``|P| > 2 |T|`` -> 0; ``T`` a proper subset of ``P`` -> 0.5; else ``|T ∩ P| / |T|``.
   When T is empty (a T4 negative) the score is 1 for ``No`` and 0 otherwise; a positive
@@ -179,6 +181,16 @@ def score_answer(task: str, pred: ParsedAnswer | None, truth: ParsedAnswer) -> f
     return 1.0 if _same(pred, truth) else 0.0
 
 
+def _equivalents(item: Mapping[str, Any], task: str) -> list[ParsedAnswer]:
+    """The parsed ``equivalent_answers`` of an item's metadata (T7; empty for other tasks)."""
+    if task != "docking":
+        return []
+    meta = item.get("metadata") or "{}"
+    meta = json.loads(meta) if isinstance(meta, str) else meta
+    parsed = (parse_answer(task, a) for a in meta.get("equivalent_answers", ()))
+    return [p for p in parsed if p is not None]
+
+
 def score_item(
     item: Mapping[str, Any], reply: str | None, *, pick: Literal["last", "first"] = "last"
 ) -> ItemScore:
@@ -210,5 +222,6 @@ def score_item(
     pred = parse_answer(task, reply, options=options, pick=pick)
     if pred is None:
         return ItemScore(item["id"], task, column, 0.0, False, "unparseable", None)
-    score = score_answer(task, pred, truth)
-    return ItemScore(item["id"], task, column, score, _same(pred, truth), "ok", pred.text)
+    truths = [truth, *_equivalents(item, task)]  # T7: equivalent answers count as the exact one
+    score = max(score_answer(task, pred, t) for t in truths)
+    return ItemScore(item["id"], task, column, score, any(_same(pred, t) for t in truths), "ok", pred.text)

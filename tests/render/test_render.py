@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from skimage.registration import phase_cross_correlation
 
-from misi_geom import SE3, Camera, Complex, rotation_matrix
+from misi_geom import SE3, Camera, Complex, rotation_matrix, view_rotation
 from misi_render import atom_colors, atom_radii, render_views
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -112,6 +112,27 @@ def test_translation_moves_the_image_by_d_times_scale(sample, dx, dy):
     assert shift[0] == pytest.approx(-dy * cam.scale, abs=0.3)
     assert shift[1] == pytest.approx(dx * cam.scale, abs=0.3)
     assert np.allclose(b.screen.x_px - a.screen.x_px, dx * cam.scale)
+
+
+@settings(max_examples=8, deadline=None)
+@given(axis=st.sampled_from("xyz"), angle=st.integers(-6, 6), dx=st.integers(-8, 8), mask_ligand=st.booleans())
+def test_motion_is_in_the_front_frame_and_every_view_turns_the_moved_object(sample, axis, angle, dx, mask_ligand):
+    """Issue 10: a motion moves the 3-D object once (front camera frame); each view then turns it."""
+    cam = Camera(center=sample.coord.mean(axis=0), radius=40.0, size=96)
+    motion = SE3.rotation(axis, 15 * angle, center=[1.0, -2.0, 0.5]).then(SE3.translation([dx, 0.0, 0.0]))
+    mask = sample.is_ligand if mask_ligand else None
+    views = ["front", "left", "top", "back", "right", "bottom"]
+    out = render_views(sample, views, camera=cam, motion=motion, motion_mask=mask, residue_labels=False, ligand_labels=False)
+    moved = sample.coord - cam.center
+    sel = slice(None) if mask is None else mask
+    moved[sel] = motion.apply(moved[sel])
+    for rv, name in zip(out, views):
+        turned = moved @ view_rotation(name).T
+        assert np.allclose(np.column_stack([rv.screen.x_A, rv.screen.y_A, rv.screen.depth]), turned, atol=1e-9)
+    # the same as rendering the moved complex without a motion
+    plain = render_views(sample.with_coord(moved + cam.center), views, camera=cam, residue_labels=False, ligand_labels=False)
+    for a, b in zip(out, plain):
+        assert np.allclose(a.screen.x_px, b.screen.x_px, atol=1e-9) and np.allclose(a.screen.y_px, b.screen.y_px, atol=1e-9)
 
 
 def test_rotation_about_z_rotates_the_image(sample):

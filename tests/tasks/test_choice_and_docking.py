@@ -50,6 +50,33 @@ def test_decoy_images_differ_visibly(mc_items):
                 assert image_similarity(rv.image, correct.image) < SSIM_MAX
 
 
+def test_no_option_looks_like_image_4_or_another_option(mc_items):
+    """Issue 10: a T6 decoy that cancels to the identity drew image 4 again; options must all differ."""
+    for task in ("rotation-rotation", "translation-rotation"):
+        for item in mc_items[task]:
+            opts = [rv.image for rv in item.renders["options"]]
+            shown = item.renders["demo_after"].image
+            for k, img in enumerate(opts):
+                if task == "rotation-rotation":
+                    assert image_similarity(img, shown) < SSIM_MAX, (item.id, k)
+                for other in opts[k + 1:]:
+                    assert not np.array_equal(img, other) and image_similarity(img, other) < SSIM_MAX
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_t6_scheme_3_axis_differs_from_f1_and_f2(seed):
+    """Scheme 3 turns f1 about the one axis used by neither f1 nor f2 (T6), any axis but f1's (T5)."""
+    from misi_tasks.decoys import t5t6_decoy
+
+    rng = np.random.default_rng(seed)
+    a1, a2 = rng.choice(list("xyz"), 2, replace=False)
+    f1, f2 = Roll(str(a1), 30), Roll(str(a2), -45)
+    (g1, g2) = t5t6_decoy(3, f1, f2, rng)
+    assert g1.axis not in (f1.axis, f2.axis) and g1.angle == 30 and g2.axis == f2.axis and g2.angle != -45
+    m1, m2 = t5t6_decoy(3, Move("x", 2), Roll("y", 30), rng)
+    assert m1 == Move("y", 2) and m2.axis == "y"
+
+
 def test_decoys_follow_the_three_schemes(mc_items):
     for item in mc_items["translation-rotation"]:
         f1, f2 = _cmd(item.metadata["f1"]), _cmd(item.metadata["f2"])
@@ -61,6 +88,11 @@ def test_decoys_follow_the_three_schemes(mc_items):
         assert s2[0] == ax and s2[1] == -d and s2[3] != a  # sign of f1, magnitude of f2
         assert s3[0] != ax and s3[1] == d and s3[3] != a  # axis of f1, magnitude of f2
         assert s1[2] == s2[2] == s3[2] == rax
+    for item in mc_items["rotation-rotation"]:
+        opts = item.metadata["options_canonical"]
+        parsed = [re.fullmatch(r"roll ([xyz]) (-?\d+), roll ([xyz]) (-?\d+)", o).groups() for o in opts]
+        (ax1, _, ax2, _), _, _, s3 = parsed
+        assert s3[0] not in (ax1, ax2) and s3[2] == ax2  # scheme 3: an axis used by neither
 
 
 def test_translation_rotation_correct_option_is_f2_f1_of_c2(mc_items, scenes):

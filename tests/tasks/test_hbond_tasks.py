@@ -50,11 +50,39 @@ def test_t4_positive_and_negative(items, scenes):
             assert len(item.images) == 6
 
 
+def test_t4_negatives_are_hard_by_default_and_say_so(items, scenes):
+    """Issue 10 section 6: default negatives touch the ligand (<= 4.5 Å) with no H-bond; metadata says so."""
+    for pdb, got in items.items():
+        c = scenes[pdb].complex
+        lig = c.coord[c.is_ligand & ~c.is_hydrogen]
+        for item in got["residue-ligand"]:
+            if item.metadata["label"] != "negative":
+                assert item.metadata["negative_pool"] is None
+                continue
+            assert item.metadata["negative_pool"] == "hard" and item.answer == "No"
+            atoms = c.coord[(c.res_index == item.metadata["res_index"]) & ~c.is_hydrogen]
+            assert np.min(np.linalg.norm(atoms[:, None] - lig[None], axis=2)) <= HARD_NEGATIVE_CUTOFF
+
+
+def test_t4_paper_negatives_and_fallback(scenes):
+    scene = scenes["2pyy"]
+    _, paper, _, pool = ResidueLigandTask(hard_negatives=False)._candidates(scene)
+    _, hard, _, hard_pool = ResidueLigandTask()._candidates(scene)
+    assert pool == "any" and hard_pool == "hard" and set(hard) < set(paper)
+    # a complex whose ligand touches no non-bonded residue falls back to any non-bonded residue
+    from misi_tasks.scene import Scene
+
+    c = scene.complex
+    far = Scene(scene.source.with_coord(c.coord + np.where(c.is_ligand[:, None], 30.0, 0.0)), scene.settings)
+    _, negatives, _, pool = ResidueLigandTask()._candidates(far)
+    assert negatives and pool == "any (no hard negative)"
+
+
 def test_t4_hard_negatives_touch_the_ligand(scenes):
     scene = scenes["2pyy"]
     c = scene.complex
     gen = ResidueLigandTask(hard_negatives=True)
-    _, negatives, _ = gen._candidates(scene)
+    _, negatives, _, _ = gen._candidates(scene)
     assert negatives
     lig = c.coord[c.is_ligand & ~c.is_hydrogen]
     for r in negatives:

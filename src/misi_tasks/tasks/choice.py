@@ -29,6 +29,8 @@ class PairChoiceTask(TaskGenerator):
     """Shared machinery: a true pair (f1, f2), three decoys by scheme, option images checked by SSIM."""
 
     defaults = {"ssim_max": SSIM_MAX}
+    #: Camera margin (Å) so that every atom stays in frame after the largest move (T5: 4 Å).
+    margin_A: float = 0.0
 
     def sample_pair(self, rng: np.random.Generator) -> tuple[Command, Command]:
         raise NotImplementedError
@@ -37,10 +39,20 @@ class PairChoiceTask(TaskGenerator):
         """The motion an option image shows, after ``base`` (what the query image already shows)."""
         return base.then(sequence_motion(pair, center=base.apply(np.zeros(3))))
 
-    def choose_options(self, query: Scene, base: SE3, pair, rng):
-        """(options as pairs, their renders) with the correct pair first, or raise TaskSkipped."""
-        (correct,) = query.render(["front"], motion=self.option_motion(pair, base))
-        correct_thumb = grey_thumbnail(correct.image)
+    def choose_options(self, query: Scene, base: SE3, pair, rng, shown: np.ndarray | None = None):
+        """(options as pairs, their renders) with the correct pair first, or raise TaskSkipped.
+
+        Every decoy image differs visibly (SSIM below ``ssim_max``) from the correct option, from
+        the decoys chosen before it and from ``shown`` (the item's image 4, when it shows the query
+        complex), so no two options and no option and image 4 look the same.
+        """
+        cam = query.camera_with_margin(self.margin_A)
+        (correct,) = query.render(["front"], camera=cam, motion=self.option_motion(pair, base))
+        thumbs = [grey_thumbnail(correct.image)]
+        if shown is not None:
+            thumbs.append(grey_thumbnail(shown))
+            if thumbnail_similarity(thumbs[0], thumbs[1]) >= self.params["ssim_max"]:
+                raise TaskSkipped(f"the correct option of {format_commands(pair)} looks like image 4")
         chosen, renders = [pair], [correct]
         motions = [self.option_motion(pair, base)]
         for scheme in (1, 2, 3):
@@ -49,12 +61,14 @@ class PairChoiceTask(TaskGenerator):
                 m = self.option_motion(cand, base)
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
-                (rv,) = query.render(["front"], motion=m)
-                if thumbnail_similarity(grey_thumbnail(rv.image), correct_thumb) >= self.params["ssim_max"]:
+                (rv,) = query.render(["front"], camera=cam, motion=m)
+                thumb = grey_thumbnail(rv.image)
+                if any(thumbnail_similarity(thumb, t) >= self.params["ssim_max"] for t in thumbs):
                     continue
                 chosen.append(cand)
                 renders.append(rv)
                 motions.append(m)
+                thumbs.append(thumb)
                 break
             else:
                 raise TaskSkipped(f"no visibly different decoy by scheme {scheme} for {format_commands(pair)}")
@@ -68,19 +82,25 @@ class PairChoiceTask(TaskGenerator):
         items, seen = [], set()
         for k in range(self.count(ctx.split)):
             demo, query, fields = self.describe(scene, ctx, rng)
-            for _ in range(_MAX_REDRAWS):
+            for attempt in range(_MAX_REDRAWS):
                 pair = self.sample_pair(rng)
-                if pair not in seen:
+                if pair in seen and attempt < _MAX_REDRAWS - 1:
+                    continue
+                seen.add(pair)
+                demo_motion = sequence_motion(pair)
+                (demo_after,) = demo.render(["front"], camera=demo.camera_with_margin(self.margin_A), motion=demo_motion)
+                query_base = SE3.identity() if query is not demo else demo_motion
+                shown = demo_after.image if query is demo else None
+                try:
+                    options, option_renders = self.choose_options(query, query_base, pair, rng, shown)
                     break
-            seen.add(pair)
-            demo_motion = sequence_motion(pair)
-            (demo_after,) = demo.render(["front"], motion=demo_motion)
-            query_base = SE3.identity() if query is not demo else demo_motion
-            options, option_renders = self.choose_options(query, query_base, pair, rng)
-            images = demo.pngs(demo.base_views(THREE_VIEWS)) + [demo.png(demo_after)]
+                except TaskSkipped:  # no fair option set for this pair: draw another pair
+                    if attempt == _MAX_REDRAWS - 1:
+                        raise
+            images = demo.pngs(demo.base_views(THREE_VIEWS, self.margin_A)) + [demo.png(demo_after)]
             roles = ["c1 front", "c1 left", "c1 top", "c1 front after"]
             if query is not demo:
-                images += query.pngs(query.base_views(THREE_VIEWS))
+                images += query.pngs(query.base_views(THREE_VIEWS, self.margin_A))
                 roles += ["c2 front", "c2 left", "c2 top"]
             item = self.new_item(
                 scene, ctx, k,
@@ -96,10 +116,13 @@ class PairChoiceTask(TaskGenerator):
                     "demo_complex": demo.pdb_id, "query_complex": query.pdb_id,
                     "demo_motion": demo_motion.to_list(),
                     "option_motions": [self.option_motion(o, query_base).to_list() for o in options],
-                    "camera": demo.camera.to_dict(), "query_camera": query.camera.to_dict(),
+                    "camera": demo.camera_with_margin(self.margin_A).to_dict(),
+                    "query_camera": query.camera_with_margin(self.margin_A).to_dict(),
                 },
             )
-            item.renders = {"demo_after": demo_after, "options": option_renders}
+            shown_views = (demo.base_views(THREE_VIEWS, self.margin_A) + [demo_after]
+                           + ([] if query is demo else query.base_views(THREE_VIEWS, self.margin_A)))
+            item.renders = {"demo_after": demo_after, "options": option_renders, "images": shown_views}
             items.append(item)
         return items
 
@@ -109,6 +132,7 @@ class TranslationRotationTask(PairChoiceTask):
 
     name = "translation-rotation"
     counts = {"train": 6, "test": 3}
+    margin_A = 4.0
 
     def sample_pair(self, rng):
         d = int(rng.choice([v for v in range(-4, 5) if v != 0]))
@@ -118,7 +142,9 @@ class TranslationRotationTask(PairChoiceTask):
         if not ctx.partner_ids or ctx.partner is None:
             raise TaskSkipped("needs a second complex in the same split")
         other = ctx.partner(str(rng.choice(list(ctx.partner_ids))))
-        return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id}
+        chains = scene.residue_chain if scene.residue_chain == other.residue_chain else None
+        return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id, "chains": chains,
+                              "numbered": scene.numbered_ligand or other.numbered_ligand}
 
 
 class RotationRotationTask(PairChoiceTask):
@@ -133,4 +159,4 @@ class RotationRotationTask(PairChoiceTask):
         return Roll(str(a1), int(v1)), Roll(str(a2), int(v2))
 
     def describe(self, scene, ctx, rng):
-        return scene, scene, {"pdb_id": scene.pdb_id}
+        return scene, scene, {"pdb_id": scene.pdb_id, **scene.label_fields()}

@@ -1,10 +1,20 @@
 """T7 ligand docking: undo a roll of the ligand about its own centre and a move along x.
 
-The ligand is turned about its own centroid by one roll, then moved along x to the far left or
-right so that, in the front view, its x-extent and the pocket's are at least ``gap`` Å apart.  All
-seven images share one camera whose sphere holds the pocket and the displaced ligand.  The answer
-undoes the displacement: the inverse roll about the displaced ligand's centre, then the move back
-(``roll x -75, move x -14`` for a ligand turned by +75° about x and moved by +14 Å).
+The ligand is displaced **once, in the front camera frame**: turned about its own centroid by one
+roll, then moved along x to the far left or right so that, in the front view, its x-extent and
+the pocket's are at least ``gap`` Å apart (``gap`` drawn uniformly in [``min_gap``, ``max_gap``] Å
+with the seed, so the move's size cannot be read off image 7 by a fixed rule).  The displaced
+ligand is then a moved :class:`misi_geom.Complex` in model coordinates, and each of its images is
+that view of the one displaced 3-D ligand (its left view is the front-frame displaced ligand
+turned +90° about Y, its top view +90° about X).  All seven images share one camera about the
+complex's centre whose sphere holds the pocket and the displaced ligand in every view.
+
+The answer undoes the displacement: the inverse roll about the displaced ligand's centre, then the
+move back (``roll x -75, move x -14`` for a ligand turned by +75° about x and moved by +14 Å).
+For small or symmetric ligands other allowed answers dock almost as well: every allowed answer
+(roll axis, angle in 15° steps, integer move) whose pose is strictly within
+:data:`EQUIVALENT_RMSD_A` heavy-atom RMSD of the bound pose is recorded in the item's metadata as
+``equivalent_answers`` and scores as the exact answer (:mod:`misi_tasks.scoring`).
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from misi_geom import THREE_VIEWS, fit_camera
+from misi_geom import THREE_VIEWS, Complex, fit_camera
 from misi_tasks.commands import Move, Roll, format_commands
 from misi_tasks.items import Item
 from misi_tasks.prompts import PROMPTS
@@ -21,14 +31,19 @@ from misi_tasks.registry import GenContext, TaskGenerator
 from misi_tasks.scene import Scene
 from misi_tasks.tasks.motion import angle_choices
 
-__all__ = ["DockingTask", "displacement"]
+__all__ = ["DockingTask", "displacement", "equivalent_answers", "EQUIVALENT_RMSD_A"]
+
+#: Allowed answers whose pose is strictly closer than this heavy-atom RMSD (Å) to the bound pose
+#: score as the exact answer.  Strictly: the exact roll with the move off by 1 Å is exactly 1 Å away.
+EQUIVALENT_RMSD_A = 1.0
 
 
 def displacement(lig_xyz: np.ndarray, pocket_xyz: np.ndarray, roll: Roll, side: int, gap: float):
-    """The displacing move for camera-frame ligand and pocket heavy-atom coordinates.
+    """The displacing move for front-frame ligand and pocket heavy-atom coordinates.
 
     Returns ``(move, motion)``: the integer x move that separates the rolled ligand from the pocket
-    by at least ``gap`` Å on ``side`` (+1 right, -1 left), and the full displacement motion.
+    by at least ``gap`` Å on ``side`` (+1 right, -1 left), and the full displacement motion (front
+    camera frame).
     """
     center = lig_xyz.mean(axis=0)
     rolled = roll.motion(center).apply(lig_xyz)
@@ -40,49 +55,91 @@ def displacement(lig_xyz: np.ndarray, pocket_xyz: np.ndarray, roll: Roll, side: 
     return move, roll.motion(center).then(move.motion())
 
 
+def equivalent_answers(
+    displaced: np.ndarray, bound: np.ndarray, angles: np.ndarray, max_rmsd: float = EQUIVALENT_RMSD_A
+) -> list[tuple[str, float]]:
+    """Every allowed answer whose docked pose is within ``max_rmsd`` Å RMSD of the bound pose.
+
+    Parameters
+    ----------
+    displaced, bound : ndarray, dtype=float64, shape=(n, 3)
+        Front-frame heavy-atom coordinates of the displaced and of the bound ligand.
+    angles : ndarray of int
+        The allowed roll angles (degrees); axes are x, y and z, moves any integer along x.
+
+    Returns
+    -------
+    list of (answer text, rmsd Å)
+        Sorted by RMSD, then text; the exact answer (RMSD 0) is among them.
+    """
+    center = displaced.mean(axis=0)
+    out = []
+    for axis in ("x", "y", "z"):
+        for angle in angles:
+            rolled = Roll(axis, int(angle)).motion(center).apply(displaced)
+            diff = bound - rolled
+            # RMSD^2(d) = mean |diff - d e_x|^2, minimised at d = mean(diff_x); test the integers nearby
+            base = float(np.mean(np.sum(diff[:, 1:] ** 2, axis=1)))
+            mx = float(diff[:, 0].mean())
+            for d in range(int(np.floor(mx)) - 1, int(np.ceil(mx)) + 2):
+                rmsd = float(np.sqrt(base + np.mean((diff[:, 0] - d) ** 2)))
+                if rmsd < max_rmsd - 1e-9 and d != 0:
+                    out.append((format_commands([Roll(axis, int(angle)), Move("x", d)]), round(rmsd, 4)))
+    return sorted(out, key=lambda t: (t[1], t[0]))
+
+
 class DockingTask(TaskGenerator):
     """T7: ``roll x 75, move x -14``; ``count`` items per complex, distinct (axis, angle, side)."""
 
     name = "docking"
     counts = {"train": 6, "test": 3}
-    defaults = {"gap": 2.0, "max_angle": 90, "step": 15}
+    defaults = {"min_gap": 2.0, "max_gap": 8.0, "max_angle": 90, "step": 15}
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         c = scene.complex
         lig_mask = c.is_ligand
         heavy = ~c.is_hydrogen
-        q = scene.camera_frame("front")
+        q = scene.camera_frame("front")  # front camera frame: model axes about the scene centre
         lig_xyz, pocket_xyz = q[lig_mask & heavy], q[~lig_mask & heavy]
-        pocket, ligand = c[~lig_mask], c[lig_mask]
+        pocket = c[~lig_mask]
         angles = angle_choices(self.params["max_angle"], self.params["step"])
         combos = [(a, int(v), s) for a in ("x", "y", "z") for v in angles for s in (-1, 1)]
         picks = rng.choice(len(combos), min(self.count(ctx.split), len(combos)), replace=False)
         items = []
         for k, pick in enumerate(picks):
             axis, angle, side = combos[pick]
+            gap = float(rng.uniform(self.params["min_gap"], self.params["max_gap"]))
             roll = Roll(axis, angle)
-            move, motion = displacement(lig_xyz, pocket_xyz, roll, side, self.params["gap"])
+            move, motion = displacement(lig_xyz, pocket_xyz, roll, side, gap)
             moved_lig = motion.apply(lig_xyz)
+            # the one displaced 3-D state, as a complex in model coordinates: every view turns it
+            moved = c.with_coord(np.where(lig_mask[:, None], motion.apply(q) + scene.camera.center, c.coord))
             # one camera for all seven images: the pocket and the displaced ligand, about the scene centre
             cam = fit_camera(np.vstack([pocket_xyz, moved_lig]), scene.settings.size, center=np.zeros(3),
                              projection=scene.settings.projection)
             cam = replace(cam, center=scene.camera.center)
             pocket_views = scene.render(THREE_VIEWS, complex_=pocket, camera=cam)
-            ligand_views = scene.render(THREE_VIEWS, complex_=ligand, camera=cam, motion=motion)
-            (together,) = scene.render(["front"], camera=cam, motion=motion, motion_mask=lig_mask)
+            ligand_views = scene.render(THREE_VIEWS, complex_=moved[lig_mask], camera=cam)
+            (together,) = scene.render(["front"], complex_=moved, camera=cam)
             undo_roll = Roll(axis, -angle)
             undo_move = Move("x", -move.distance)
             answer = format_commands([undo_roll, undo_move])
+            equivalents = equivalent_answers(moved_lig, lig_xyz, angles)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](scene.pdb_id),
+                question=PROMPTS[self.name](scene.pdb_id, **scene.label_fields()),
                 images=scene.pngs(pocket_views + ligand_views + [together]),
                 image_roles=["pocket front", "pocket left", "pocket top",
                              "ligand front", "ligand left", "ligand top", "pocket and ligand front"],
                 answer=answer,
                 metadata={
                     "displacement": [roll.to_dict(), move.to_dict()],
+                    "displacement_frame": "front camera frame (model axes about camera.center)",
+                    "gap_A": round(gap, 4),
                     "answer_commands": [undo_roll.to_dict(), undo_move.to_dict()],
+                    "equivalent_answers": [a for a, _ in equivalents if a != answer],
+                    "equivalent_rmsd_A": {a: r for a, r in equivalents},
+                    "equivalent_max_rmsd_A": EQUIVALENT_RMSD_A,
                     "ligand_motion": motion.to_list(),
                     "ligand_center": np.round(lig_xyz.mean(axis=0), 4).tolist(),
                     "pocket_x_range": [round(float(pocket_xyz[:, 0].min()), 3), round(float(pocket_xyz[:, 0].max()), 3)],
@@ -90,6 +147,7 @@ class DockingTask(TaskGenerator):
                     "camera": cam.to_dict(),
                 },
             )
-            item.renders = {"together": together, "motion": motion, "camera": cam}
+            item.renders = {"images": pocket_views + ligand_views + [together], "together": together, "ligand": ligand_views, "pocket": pocket_views,
+                            "motion": motion, "camera": cam, "complex": moved}
             items.append(item)
         return items

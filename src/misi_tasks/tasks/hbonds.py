@@ -5,9 +5,11 @@ ChimeraX criteria), as unique (pocket atom, ligand atom) pairs in :func:`misi_ge
 order, formatted by :func:`misi_geom.format_t4` / :func:`misi_geom.format_t9`.
 
 **Decisions** (the paper gives no per-complex counts for these tasks): T4 draws ``count`` residues
-with H-bonds and ``count`` without per complex (test 1 + 1, train 2 + 2); negatives are by default any
-pocket residue without an H-bond (as the paper did, so mostly far from the ligand), or with
-``hard_negatives=True`` only residues with a heavy atom within 4.5 Å of the ligand.  Single-atom
+with H-bonds and ``count`` without per complex (test 1 + 1, train 2 + 2).  Negatives are by default *hard*: pocket residues with a heavy
+atom within 4.5 Å of a ligand heavy atom but no H-bond to it, falling back to any non-bonded residue
+when a complex has no such residue; ``hard_negatives=False`` keeps the paper's behaviour (any
+non-bonded residue, so mostly far from the ligand and easy).  Each item's metadata records
+``negative_pool``: ``"hard"``, ``"any (no hard negative)"`` or ``"any"``.  Single-atom
 residues (metal ions) are never asked about.  T8 asks about ``count`` bonds with distinct answers
 (test 1, train 2); its decoys flip the sign and/or change the magnitude of the true move's
 components.  T9 asks one item per complex with at least one H-bond.
@@ -44,7 +46,7 @@ class ResidueLigandTask(TaskGenerator):
 
     name = "residue-ligand"
     counts = {"train": 2, "test": 1}
-    defaults = {"hard_negatives": False}
+    defaults = {"hard_negatives": True}
 
     def _candidates(self, scene: Scene):
         c = scene.complex
@@ -56,15 +58,17 @@ class ResidueLigandTask(TaskGenerator):
         bonded = {int(c.res_index[i]) for i, _ in bonded_pairs}
         positives = [int(r) for r in residues if r in bonded]
         negatives = [int(r) for r in residues if r not in bonded]
+        pool = "any"
         if self.params["hard_negatives"]:
             dist = cKDTree(c.coord[heavy & c.is_ligand]).query(c.coord, k=1)[0]
             near = set(np.unique(c.res_index[pocket_heavy & (dist <= HARD_NEGATIVE_CUTOFF)]).tolist())
-            negatives = [r for r in negatives if r in near]
-        return positives, negatives, bonded_pairs
+            hard = [r for r in negatives if r in near]
+            negatives, pool = (hard, "hard") if hard else (negatives, "any (no hard negative)")
+        return positives, negatives, bonded_pairs, pool
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex
-        positives, negatives, pairs = self._candidates(scene)
+        positives, negatives, pairs, pool = self._candidates(scene)
         n = self.count(ctx.split)
         chosen = [(int(r), "positive") for r in rng.permutation(positives)[:n]]
         chosen += [(int(r), "negative") for r in rng.permutation(negatives)[:n]]
@@ -75,23 +79,26 @@ class ResidueLigandTask(TaskGenerator):
             mask = (c.res_index == res) | c.is_ligand
             sub = c[mask]
             cam = fit_camera(sub.coord[~sub.is_hydrogen], scene.settings.size, projection=scene.settings.projection)
-            views = scene.render(SIX_VIEWS, complex_=sub, camera=cam, atom_label_residue=res)
+            # the residue's atoms are what the question is about: no other label may hide them
+            views = scene.render(SIX_VIEWS, complex_=sub, camera=cam, atom_label_residue=res,
+                                 key_atoms=sub.res_index == res)
             res_pairs = [(i, j) for i, j in pairs if c.res_index[i] == res]
             body = format_t4([b for b in scene.hbonds if c.res_index[b.pair[0]] == res], c)
             answer = f"Yes: {body}" if body else "No"
             first = int(np.flatnonzero(c.res_index == res)[0])
-            residue = f"{c.res_name[first]} {c.res_id[first]}{c.ins_code[first]}"
+            residue = scene.residue_label(first)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](pdb_id=scene.pdb_id, residue=residue),
+                question=PROMPTS[self.name](pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer=answer,
                 metadata={"label": label, "residue": residue, "res_index": res,
                           "chain": str(c.chain_id[first]) or "?", "hbonds": _pairs_metadata(c, res_pairs),
-                          "hard_negatives": bool(self.params["hard_negatives"]), "camera": cam.to_dict()},
+                          "hard_negatives": bool(self.params["hard_negatives"]),
+                          "negative_pool": pool if label == "negative" else None, "camera": cam.to_dict()},
             )
-            item.renders = {"views": views, "complex": sub}
+            item.renders = {"views": views, "complex": sub, "images": views}
             items.append(item)
         return items
 
@@ -139,8 +146,7 @@ class InteractionLocationTask(TaskGenerator):
         pairs = hbond_pairs(scene.hbonds, c)
         if not pairs:
             raise TaskSkipped("no pocket-ligand H-bond")
-        views = scene.base_views(SIX_VIEWS)
-        front = views[0].screen
+        front = scene.base_views(["front"])[0].screen
         items, answers = [], set()
         for i, j in (pairs[k] for k in rng.permutation(len(pairs))):
             cx, cy = (front.x_A[i] + front.x_A[j]) / 2, (front.y_A[i] + front.y_A[j]) / 2
@@ -152,9 +158,13 @@ class InteractionLocationTask(TaskGenerator):
             bond = (f"atom {c.atom_name[i]} of {c.res_name[i]} {c.res_id[i]}{c.ins_code[i]} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
             options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(dx, dy, rng)]
+            # the bond's two atoms: their labels first, and no other label may hide them
+            key = np.zeros(len(c), dtype=bool)
+            key[[i, j]] = True
+            views = scene.render(SIX_VIEWS, key_atoms=key)
             item = self.new_item(
                 scene, ctx, len(items),
-                question=PROMPTS[self.name](pdb_id=scene.pdb_id, bond=bond),
+                question=PROMPTS[self.name](pdb_id=scene.pdb_id, bond=bond, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer="A",
@@ -165,7 +175,7 @@ class InteractionLocationTask(TaskGenerator):
                                                round(float((front.y_px[i] + front.y_px[j]) / 2), 3)],
                           "move": [dx, dy], "camera": scene.camera.to_dict()},
             )
-            item.renders = {"front": views[0]}
+            item.renders = {"front": views[0], "views": views, "key_atoms": key, "images": views}
             items.append(item)
             if len(items) == self.count(ctx.split):
                 break
@@ -188,11 +198,11 @@ class PocketLigandTask(TaskGenerator):
         views = scene.base_views(SIX_VIEWS)
         item = self.new_item(
             scene, ctx, 0,
-            question=PROMPTS[self.name](scene.pdb_id),
+            question=PROMPTS[self.name](scene.pdb_id, **scene.label_fields()),
             images=scene.pngs(views),
             image_roles=list(SIX_VIEWS),
             answer=answer,
             metadata={"hbonds": _pairs_metadata(c, hbond_pairs(scene.hbonds, c)), "camera": scene.camera.to_dict()},
         )
-        item.renders = {"views": views}
+        item.renders = {"views": views, "images": views}
         return [item]

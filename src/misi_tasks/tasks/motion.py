@@ -3,11 +3,21 @@
 Images: the unmoved complex's front, left and top views, then the front view after the motion,
 all drawn with one camera (the zoom only changes the camera's ``zoom_z``, i.e. the magnification
 ``D / (D - d)``), so the change between image 1 and image 4 is the motion and nothing else.
+
+T3 is answerable only through the camera distance D, so its prompt states D to 0.1 Å and its images
+are drawn with exactly that D (the field of view that fixes D is adjusted by < 0.01°; orthographic
+images at zoom 0 do not depend on it).  A zoom is asked only when it is *visibly* different from
+its neighbours d - 1 and d + 1 (the other allowed answers nearest to it): some heavy atom inside
+both after-images must land at least ``min_separation`` x image size pixels apart in them
+(:func:`zoom_separation_px`; 5 px at 1024 px).  Since magnification grows monotonically with d, any
+other allowed answer differs at least as much.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from dataclasses import replace
 
 from misi_geom import THREE_VIEWS, Camera
 from misi_tasks.commands import Command, Move, Roll
@@ -16,7 +26,8 @@ from misi_tasks.prompts import PROMPTS
 from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.scene import Scene
 
-__all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "angle_choices"]
+__all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "angle_choices",
+           "zoom_camera", "zoom_separation_px"]
 
 
 def angle_choices(max_angle: int = 90, step: int = 15) -> np.ndarray:
@@ -31,11 +42,23 @@ class SingleMotionTask(TaskGenerator):
     def sample_commands(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Command]:
         raise NotImplementedError
 
-    def after_camera(self, scene: Scene, cmd: Command) -> Camera:
+    def camera(self, scene: Scene) -> Camera:
+        """The camera of the item's images before the motion."""
         return scene.camera
 
+    def after_camera(self, scene: Scene, cmd: Command) -> Camera:
+        return self.camera(scene)
+
+    def before_views(self, scene: Scene) -> list:
+        """Images 1-3, drawn with :meth:`camera` (the scene's shared renders where they agree)."""
+        return scene.base_views(THREE_VIEWS)
+
+    def prompt_fields(self, scene: Scene) -> dict:
+        return {"pdb_id": scene.pdb_id, **scene.label_fields()}
+
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
-        before = scene.base_views(THREE_VIEWS)
+        camera = self.camera(scene)
+        before = self.before_views(scene)
         items = []
         for k, cmd in enumerate(self.sample_commands(scene, ctx, rng)):
             motion = cmd.motion(center=np.zeros(3))  # rolls turn about the complex's centroid
@@ -43,18 +66,18 @@ class SingleMotionTask(TaskGenerator):
             (after,) = scene.render(["front"], camera=cam, motion=motion)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](scene.pdb_id),
+                question=PROMPTS[self.name](**self.prompt_fields(scene)),
                 images=scene.pngs(before) + [scene.png(after)],
                 image_roles=["front", "left", "top", "front after"],
                 answer=str(cmd),
                 metadata={
                     "command": cmd.to_dict(),
                     "motion": motion.to_list(),
-                    "camera": scene.camera.to_dict(),
+                    "camera": camera.to_dict(),
                     "camera_after": cam.to_dict(),
                 },
             )
-            item.renders = {"before": before, "after": after, "motion": motion}
+            item.renders = {"before": before, "after": after, "motion": motion, "images": list(before) + [after]}
             items.append(item)
         return items
 
@@ -65,6 +88,12 @@ class TranslationTask(SingleMotionTask):
     name = "translation"
     counts = {"train": 2, "test": 1}
     defaults = {"axes": ("x", "y"), "max_distance": 4}
+
+    def camera(self, scene):  # room for the largest move: every atom stays in frame after it
+        return scene.camera_with_margin(self.params["max_distance"])
+
+    def before_views(self, scene):
+        return scene.base_views(THREE_VIEWS, margin_A=self.params["max_distance"])
 
     def sample_commands(self, scene, ctx, rng):
         values = np.arange(-self.params["max_distance"], self.params["max_distance"] + 1)
@@ -86,25 +115,70 @@ class RotationTask(SingleMotionTask):
         return [Roll(axis, int(a)) for axis in self.params["axes"] for a in rng.choice(values, n, replace=False)]
 
 
-class ZoomingTask(SingleMotionTask):
-    """T3: ``move z 47``; d in [40, 60] Å, integer.
+def zoom_camera(camera: Camera) -> Camera:
+    """``camera`` with its nominal distance D rounded to 0.1 Å (the value a T3 prompt states).
 
-    A zoom is not asked when it would bring the centre within ``min_gap`` Å of the camera or leave
-    fewer than ``min_atoms_in_frame`` heavy atoms inside the after image.
+    Only the field of view changes (by < 0.01°); the radius, scale and centre are kept.
+    """
+    d_round = round(camera.distance, 1)
+    return replace(camera, fov_deg=float(2.0 * np.degrees(np.arcsin(camera.radius / d_round))))
+
+
+def zoom_separation_px(camera: Camera, cam_points: np.ndarray, d1: float, d2: float) -> float:
+    """How far apart (px) the farthest-moving point lands in the front views after ``move z d1``
+    and after ``move z d2``, over the points inside both frames (0 if there is none).
+
+    ``cam_points`` are front-frame heavy-atom coordinates (Å) of the unmoved complex.
+    """
+    shots = []
+    for d in (d1, d2):
+        s = camera.zoomed(d).project(Move("z", d).motion().apply(cam_points))
+        inside = s.in_front & (s.x_px >= 0) & (s.x_px < camera.size) & (s.y_px >= 0) & (s.y_px < camera.size)
+        shots.append((s.x_px, s.y_px, inside))
+    both = shots[0][2] & shots[1][2]
+    if not both.any():
+        return 0.0
+    return float(np.hypot(shots[0][0] - shots[1][0], shots[0][1] - shots[1][1])[both].max())
+
+
+class ZoomingTask(SingleMotionTask):
+    """T3: ``move z 47``; d in [40, 60] Å, integer; the prompt states D (0.1 Å).
+
+    A zoom is not asked when it would bring the centre within ``min_gap`` Å of the camera, leave
+    fewer than ``min_atoms_in_frame`` heavy atoms inside the after image, or look the same as a
+    neighbouring answer (d ± 1) to within ``min_separation`` x image size pixels.
     """
 
     name = "zooming"
     counts = {"train": 4, "test": 2}
-    defaults = {"min_distance": 40, "max_distance": 60, "min_gap": 5.0, "min_atoms_in_frame": 10}
+    defaults = {"min_distance": 40, "max_distance": 60, "min_gap": 5.0, "min_atoms_in_frame": 10,
+                "min_separation": 0.005}
+
+    def camera(self, scene: Scene) -> Camera:
+        return zoom_camera(scene.camera)
+
+    def before_views(self, scene: Scene) -> list:
+        if scene.settings.projection == "orthographic":  # at zoom 0 the field of view changes nothing
+            return scene.base_views(THREE_VIEWS)
+        return scene.render(THREE_VIEWS, camera=self.camera(scene))
+
+    def prompt_fields(self, scene: Scene) -> dict:
+        return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1), **scene.label_fields()}
 
     def _allowed(self, scene: Scene, d: int) -> bool:
-        cam = scene.camera
-        if cam.distance - d < self.params["min_gap"]:
+        p = self.params
+        cam = self.camera(scene)
+        if cam.distance - d < p["min_gap"]:
             return False
-        motion = Move("z", d).motion()
-        s = cam.zoomed(d).project(scene.camera_frame("front", motion)[~scene.complex.is_hydrogen])
+        heavy = scene.camera_frame("front")[~scene.complex.is_hydrogen]
+        s = cam.zoomed(d).project(Move("z", d).motion().apply(heavy))
         inside = s.in_front & (s.x_px >= 0) & (s.x_px < cam.size) & (s.y_px >= 0) & (s.y_px < cam.size)
-        return int(inside.sum()) >= self.params["min_atoms_in_frame"]
+        if int(inside.sum()) < p["min_atoms_in_frame"]:
+            return False
+        need = p["min_separation"] * cam.size
+        neighbours = [n for n in (d - 1, d + 1) if p["min_distance"] <= n <= p["max_distance"]]
+        # a neighbour at the camera itself (no valid image) is as different as can be
+        return all(cam.distance - n < 1.5 or zoom_separation_px(cam, heavy, d, n) >= need for n in neighbours)
 
     def sample_commands(self, scene, ctx, rng):
         p = self.params
@@ -112,10 +186,11 @@ class ZoomingTask(SingleMotionTask):
         if len(values) == 0:
             raise TaskSkipped(
                 f"no zoom in [{p['min_distance']}, {p['max_distance']}] Å keeps the centre {p['min_gap']:g} Å from "
-                f"the camera (distance {scene.camera.distance:.1f} Å) and {p['min_atoms_in_frame']} atoms in frame"
+                f"the camera (distance {scene.camera.distance:.1f} Å), {p['min_atoms_in_frame']} atoms in frame "
+                f"and a visible difference from its neighbours"
             )
         n = min(self.count(ctx.split), len(values))
         return [Move("z", int(d)) for d in np.sort(rng.choice(values, n, replace=False))]
 
     def after_camera(self, scene, cmd):
-        return scene.camera.zoomed(cmd.distance)
+        return self.camera(scene).zoomed(cmd.distance)
