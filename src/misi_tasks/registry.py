@@ -81,7 +81,7 @@ class TaskGenerator:
         """Items for one complex; deterministic in (seed, task, complex id)."""
         rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
         items = self.make_items(scene, ctx, rng)
-        if getattr(scene, "source", None) is not None:  # explicit-file inputs: files and checksums
+        if scene.provenance is not None:  # explicit-file inputs: files and checksums
             for item in items:
                 item.metadata["source"] = scene.provenance
         if not ctx.keep_renders:
