@@ -122,9 +122,10 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
     g = g or AtomGraph(c)
     out = np.array(c.element, dtype="<U4")
     templated = _template_types(c, g, out)
+    charge = _trusted_charges(c)
     for i in range(len(c)):
         if not templated[i]:
-            out[i] = _chem_type(c, g, i)
+            out[i] = _chem_type(c, g, i, int(charge[i]))
     _fix_dependent(c, g, out, templated)
     return out
 
@@ -195,7 +196,19 @@ def _terminal_o(g: AtomGraph, i: int) -> list[int]:
     return [j for j in g.nbrs[i] if g.element[j] == "O" and len(g.nbrs[j]) == 1]
 
 
-def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
+def _trusted_charges(c: Complex) -> np.ndarray:
+    """Formal charges worth believing: a ligand file without any hydrogen gives RDKit no way to
+    tell a hydroxyl from an alkoxide (its mol2 reader charges every O.3 with one bond -1), so
+    the ligand's charges count only when it carries hydrogens.  IDATM itself types from the
+    heavy atoms, as ChimeraX does for such files."""
+    charge = c.formal_charge.astype(np.int64)
+    lig = c.is_ligand
+    if lig.any() and not (lig & c.is_hydrogen).any():
+        charge[lig] = 0
+    return charge
+
+
+def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0) -> str:
     el = str(c.element[i])
     nb = g.nbrs[i]
     deg = len(nb)
@@ -263,7 +276,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
                 return "O3-"
             if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
                 return "O2"
-            return "O3-" if c.formal_charge[i] < 0 else ("O2" if not known else "O3")
+            return "O3-" if charge < 0 else ("O2" if not known else "O3")
         if deg >= 2:
             return "Oar" if arom else "O3"
         return "O3"
@@ -276,7 +289,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
         if deg == 3 and any(g.element[j] == "O" for j in nb):
             return "Sxd"
         if deg == 1:
-            return "S2" if orders[0] >= 2 else ("S3-" if c.formal_charge[i] < 0 else "S3")
+            return "S2" if orders[0] >= 2 else ("S3-" if charge < 0 else "S3")
         if arom:
             return "Sar"
         return "S3"
