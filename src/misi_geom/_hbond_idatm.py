@@ -166,7 +166,68 @@ def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
     for i in np.flatnonzero(pocket & c.is_hydrogen):
         out[i] = "HC" if any(c.element[j] == "C" for j in g.nbrs[i]) else "H"
         done[i] = True
+    _protonation_from_hydrogens(c, g, out)
     return done
+
+
+#: Acid groups of the standard residues: residue -> (carboxyl carbon, {acid O: the H name that
+#: protonates it}).  ChimeraX picks the neutral-acid template variant by these names (PDB
+#: convention: HD2 on OD2 of a protonated aspartate; HD1/HE1 where a program puts it on the
+#: other oxygen), the first listed oxygen winning when both are named.
+_ACIDS = {
+    "ASP": ("CG", {"OD1": "HD1", "OD2": "HD2"}),
+    "GLU": ("CD", {"OE1": "HE1", "OE2": "HE2"}),
+}
+_ACIDS["ASH"], _ACIDS["GLH"] = _ACIDS["ASP"], _ACIDS["GLU"]
+#: Residue names a program (Amber, CHARMM) gives one protonation state; ChimeraX has no template for
+#: them and types them from their chemistry, i.e. from the hydrogens actually bonded.
+_BY_CHEMISTRY = frozenset({"ASH", "GLH", "HID", "HIE", "HIP"})
+
+
+def _protonation_from_hydrogens(c: Complex, g: AtomGraph, out: np.ndarray) -> None:
+    """Explicit hydrogens decide the protonation of pocket acid and histidine groups, as in ChimeraX.
+
+    * A standard ASP/GLU carrying an acid hydrogen (HD2 on OD2, ...) is a neutral carboxylic acid:
+      carbon ``C2``, protonated oxygen ``O3`` (an H-bond donor through its H), the other ``O2``.
+      The hydrogen is recognised by its name (ChimeraX's templates do the same).  For the
+      state-named residues ASH/GLH the oxygen actually bonded to a hydrogen is the protonated one.
+    * HID/HIE/HIP: a ring N without a hydrogen, next to a ring N that has one, is ``N2`` (an
+      acceptor only).  Standard HIS keeps its template (both ring N ``Npl``), as ChimeraX does.
+
+    Without hydrogens on the group nothing changes (the charged template stands).
+    """
+    pocket = ~c.is_ligand
+    rows = np.flatnonzero(pocket)
+    if not len(rows) or not (c.is_hydrogen[rows]).any():
+        return
+    by_res: dict[int, list[int]] = {}
+    for i in rows.tolist():
+        by_res.setdefault(int(c.res_index[i]), []).append(i)
+    for atoms in by_res.values():
+        res = str(c.res_name[atoms[0]])
+        if res not in _ACIDS and res not in ("HID", "HIE", "HIP"):
+            continue
+        name_of = {str(c.atom_name[i]): i for i in atoms}
+        if res in _ACIDS:
+            carbon, oxygens = _ACIDS[res]
+            if carbon not in name_of or not all(o in name_of for o in oxygens):
+                continue
+            if res in _BY_CHEMISTRY:
+                protonated = [o for o in oxygens if any(g.is_h[j] for j in g.nbrs[name_of[o]])]
+            else:
+                protonated = [o for o, h in oxygens.items() if h in name_of and g.is_h[name_of[h]]]
+            if not protonated:
+                continue
+            out[name_of[carbon]] = "C2"
+            for o in oxygens:
+                out[name_of[o]] = "O3" if o == protonated[0] else "O2"
+        else:
+            ring_n = [name_of[n] for n in ("ND1", "NE2") if n in name_of]
+            with_h = [i for i in ring_n if any(g.is_h[j] for j in g.nbrs[i])]
+            if with_h:
+                for i in ring_n:
+                    if i not in with_h:
+                        out[i] = "N2"
 
 
 def _ligand_template_types(c: Complex, out: np.ndarray, done: np.ndarray) -> None:
