@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from misi_geom._hbond_rings import ring_nitrogen_types
 from misi_geom.complex import Complex
 
 __all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "idatm_types"]
@@ -127,7 +128,20 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
         if not templated[i]:
             out[i] = _chem_type(c, g, i, int(charge[i]))
     _fix_dependent(c, g, out, templated)
+    _hydrogen_free_ring_nitrogens(c, g, out, templated)
     return out
+
+
+def _hydrogen_free_ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
+    """In a ligand without any hydrogen, decide which two-connected ring N hold the missing
+    protons from a consistent set of ring bond orders (:mod:`misi_geom._hbond_rings`)."""
+    lig = c.is_ligand
+    if not lig.any() or (lig & c.is_hydrogen).any():
+        return
+    planar = {t for t, (geom, _subs) in TYPE_INFO.items() if geom == PLANAR}
+    for i, t in ring_nitrogen_types(c, g, out, np.flatnonzero(lig), planar).items():
+        if out[i] in ("N2", "Npl") and not templated[i]:
+            out[i] = t
 
 
 def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
@@ -437,13 +451,31 @@ def _conjugated(c: Complex, g: AtomGraph, i: int) -> bool:
     return False
 
 
+#: IDATM bond-length limits (Å) that refine an angle-based carbon type: at or below "short" a bond
+#: to that element is a multiple bond (sp2), above "long" it is single (sp3).
+_C_SHORT = {"C": 1.42, "N": 1.41}
+_C_LONG = {"C": 1.53, "N": 1.46, "O": 1.44}
+
+
 def _geom_type(c: Complex, g: AtomGraph, i: int, el: str) -> str:
-    """Carbon type from its mean bond angle (sp3 below 115 deg, sp above 160 deg)."""
+    """Carbon type from its bond angle(s) where bond orders cannot tell (hydrogens missing), by
+    IDATM's heavy-atom rules: mean angle below 115 deg sp3, from 160 deg (two neighbours) sp, sp2
+    between.  A two-connected carbon near the 115 deg border (below 122 deg) is settled by its
+    bond lengths: a short bond makes it sp2, a long single one sp3."""
     nb = g.nbrs[i]
     if len(nb) < 2:
         return el + "3"
     ang = _mean_angle(c, nb, i)
-    return "C1" if ang > 160 and len(nb) == 2 else ("C2" if ang >= 115 else "C3")
+    if len(nb) == 2 and ang >= 160:
+        return "C1"
+    t = "C2" if ang >= 115 else "C3"
+    if len(nb) == 2 and ang < 122:
+        lengths = [(str(c.element[j]), _bond_len(c, i, j)) for j in nb]
+        if any(d <= _C_SHORT.get(e, 0.0) for e, d in lengths):
+            return "C2"
+        if any(d > _C_LONG.get(e, 99.0) or (e == "C" and d > 1.45 and t == "C2") for e, d in lengths):
+            return "C3"
+    return t
 
 
 def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
@@ -466,6 +498,12 @@ def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndar
                 out[i] = "O3-"
             elif out[i] in ("O2-", "O3-"):
                 out[i] = "O2" if g.order[(i, j)] >= 1.5 or _bond_len(c, i, j) <= 1.30 else "O3"
+    for i in np.flatnonzero(free & (c.element == "C") & (out == "C2")):
+        # an sp2 carbon needs an sp2 partner: one typed from angles alone with none is sp3
+        nb = g.nbrs[i]
+        if all(g.order[(i, j)] == 1 for j in nb) and not any(
+                TYPE_INFO.get(str(out[j]), (0, 0))[0] == PLANAR and out[j] != "Cac" for j in nb):
+            out[i] = "C3"
     for i in np.flatnonzero(free & (c.element == "N")):
         nb = g.nbrs[i]
         if out[i] != "N3+" and nb and all(out[j] in ("C3", "H", "D") for j in nb):
