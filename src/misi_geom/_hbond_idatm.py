@@ -124,9 +124,10 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
     out = np.array(c.element, dtype="<U4")
     templated = _template_types(c, g, out)
     charge = _trusted_charges(c)
+    h_free = _hydrogen_free_ligand(c)
     for i in range(len(c)):
         if not templated[i]:
-            out[i] = _chem_type(c, g, i, int(charge[i]))
+            out[i] = _chem_type(c, g, i, int(charge[i]), h_free and bool(c.is_ligand[i]))
     _fix_dependent(c, g, out, templated)
     _hydrogen_free_ring_nitrogens(c, g, out, templated)
     return out
@@ -271,19 +272,27 @@ def _terminal_o(g: AtomGraph, i: int) -> list[int]:
     return [j for j in g.nbrs[i] if g.element[j] == "O" and len(g.nbrs[j]) == 1]
 
 
+def _hydrogen_free_ligand(c: Complex) -> bool:
+    """The complex has ligand rows and none of them is a hydrogen."""
+    lig = c.is_ligand
+    return bool(lig.any() and not (lig & c.is_hydrogen).any())
+
+
 def _trusted_charges(c: Complex) -> np.ndarray:
     """Formal charges worth believing: a ligand file without any hydrogen gives RDKit no way to
     tell a hydroxyl from an alkoxide (its mol2 reader charges every O.3 with one bond -1), so
     the ligand's charges count only when it carries hydrogens.  IDATM itself types from the
     heavy atoms, as ChimeraX does for such files."""
     charge = c.formal_charge.astype(np.int64)
-    lig = c.is_ligand
-    if lig.any() and not (lig & c.is_hydrogen).any():
-        charge[lig] = 0
+    if _hydrogen_free_ligand(c):
+        charge[c.is_ligand] = 0
     return charge
 
 
-def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0) -> str:
+def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool = False) -> str:
+    """IDATM type of a non-templated atom from bond orders, charge and geometry.  ``h_free``: the
+    atom's molecule lost its hydrogens, so a terminal O on carbon is judged by bond length (IDATM's
+    1.30 Å C=O limit), as ChimeraX does, not by the order written for the protonated molecule."""
     el = str(c.element[i])
     nb = g.nbrs[i]
     deg = len(nb)
@@ -349,6 +358,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0) -> str:
             if ej in ("S", "P") and len(g.nbrs[j]) >= 3 and _free_o(g, j) >= 1:
                 # phosphate, phosphonate, sulfate, sulfone, sulfoxide oxygens
                 return "O3-"
+            if h_free and ej == "C":
+                return "O2" if _bond_len(c, i, j) <= 1.30 else "O3"
             if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
                 return "O2"
             return "O3-" if charge < 0 else ("O2" if not known else "O3")
@@ -508,8 +519,12 @@ def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndar
         nb = g.nbrs[i]
         if out[i] != "N3+" and nb and all(out[j] in ("C3", "H", "D") for j in nb):
             out[i] = "N3+"
+    h_free = _hydrogen_free_ligand(c)
     for i in np.flatnonzero(free & (out == "C2")):
         npl = [j for j in g.nbrs[i] if out[j] in ("Npl", "Ng+") and free[j]]
+        if h_free and c.is_ligand[i] and len(g.nbrs[i]) == 3 and all(g.element[j] == "N" for j in g.nbrs[i]):
+            # guanidine without hydrogens: the written C=N is no more local than in the cation
+            npl = [j for j in g.nbrs[i] if out[j] in ("Npl", "Ng+", "N2") and free[j]]
         if len(npl) >= 2 and not any(g.rings(j) for j in npl):
             for j in npl:
                 out[j] = "Ng+"
