@@ -129,15 +129,17 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
         if not templated[i]:
             out[i] = _chem_type(c, g, i, int(charge[i]), h_free and bool(c.is_ligand[i]))
     _fix_dependent(c, g, out, templated)
-    _hydrogen_free_ring_nitrogens(c, g, out, templated)
+    _ring_nitrogens(c, g, out, templated)
     return out
 
 
-def _hydrogen_free_ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
-    """In a ligand without any hydrogen, decide which two-connected ring N hold the missing
-    protons from a consistent set of ring bond orders (:mod:`misi_geom._hbond_rings`)."""
+def _ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
+    """Decide whether each two-connected ring N of the ligand holds a proton (``Npl``) or not
+    (``N2``) from a consistent set of ring bond orders (:mod:`misi_geom._hbond_rings`), as IDATM
+    does whether or not hydrogens are present: a ring N without an explicit H may still be given
+    an implied one.  Matters most without hydrogens, where nothing else tells."""
     lig = c.is_ligand
-    if not lig.any() or (lig & c.is_hydrogen).any():
+    if not lig.any():
         return
     planar = {t for t, (geom, _subs) in TYPE_INFO.items() if geom == PLANAR}
     for i, t in ring_nitrogen_types(c, g, out, np.flatnonzero(lig), planar).items():
@@ -364,7 +366,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
                 return "O2"
             return "O3-" if charge < 0 else ("O2" if not known else "O3")
         if deg >= 2:
-            return "Oar" if arom else "O3"
+            # an aromatic bond outside a ring (a mol2 'ar' carboxylate C-O) does not make O aromatic
+            return "Oar" if arom and g.rings(i) else "O3"
         return "O3"
     if el == "S":
         fo = _free_o(g, i)

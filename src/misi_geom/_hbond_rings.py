@@ -1,8 +1,8 @@
-"""Which ring nitrogens of a hydrogen-free ligand carry the missing hydrogen (private).
+"""Which two-connected ring nitrogens of a ligand carry a proton (private).
 
-Without hydrogens a two-connected ring N may be a pyridine-like acceptor (``N2``, one ring double
-bond) or a pyrrole/lactam NH donor (``Npl``).  RDKit's aromatic bonds do not say which, and a file
-written without hydrogens does not either.  IDATM (Meng & Lewis 1991, with the ring extension ChimeraX
+A two-connected ring N may be a pyridine-like acceptor (``N2``, one ring double bond) or a
+pyrrole/lactam NH donor (``Npl``) whose hydrogen is missing from the file.  RDKit's aromatic bonds
+do not say which, and a file written without hydrogens does not either.  IDATM (Meng & Lewis 1991, with the ring extension ChimeraX
 applies) settles it per planar ring system by choosing a consistent set of ring bond orders: every
 ring bond single or double, each atom's total bond order within what its valence allows (a
 two-connected atom may carry an implied proton), then preferring (1) the most atoms in rings with
@@ -36,7 +36,7 @@ def _valence_electrons(el: str) -> int | None:
 
 
 def ring_nitrogen_types(c: Complex, g, types: np.ndarray, atoms: np.ndarray, planar_types) -> dict[int, str]:
-    """New types (``N2``/``Npl``) for the two-connected ring N among ``atoms`` (one H-free molecule).
+    """New types (``N2``/``Npl``) for the two-connected ring N among ``atoms`` (one molecule).
 
     ``g`` is the :class:`~misi_geom._hbond_idatm.AtomGraph`, ``types`` the types so far and
     ``planar_types`` the set of type names of planar (trigonal) geometry.
