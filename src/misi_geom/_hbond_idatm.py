@@ -314,6 +314,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
         if arom:
             return "C2"
         if any(o == 3 for o in orders) or sum(o == 2 for o in orders) >= 2:
+            if deg == 3:  # two C=N written on a three-connected C (PDBbind SDF guanidinium): sp2
+                return "C2"
             return "C1" if deg == 2 else "C1-"
         if any(o == 2 for o in orders):
             return "C2"

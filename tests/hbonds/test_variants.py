@@ -20,6 +20,7 @@ from rdkit import Chem
 from rdkit.Chem import AllChem
 
 from misi_geom import Complex, assign_hbond_types, find_hbonds, format_t9, load_complex
+from misi_geom.io import read_ligand
 from misi_tasks.samples import sample_root
 
 DATA = Path(__file__).parent / "data"
@@ -43,6 +44,7 @@ def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("variants")
     MV.make_protonated(sample_root(), out / "protonated")
     MV.make_hydrogen_free(sample_root(), out / "hydrogen_free")
+    MV.make_hydrogen_free_sdf(sample_root(), out / "hydrogen_free_sdf")
     return out
 
 
@@ -83,6 +85,32 @@ def test_hydrogen_free_files_match_chimerax(built, pdb_id):
     assert not c.is_hydrogen.any()
     want = EXPECTED["hydrogen_free"][pdb_id]
     assert _pairs(_answer(c)) == _pairs(want["misi_answer"])
+
+
+@pytest.mark.parametrize("pdb_id", sorted(EXPECTED["hydrogen_free_sdf"]))
+def test_hydrogen_free_sdf_only_matches_chimerax(built, pdb_id):
+    c = load_complex(built / "hydrogen_free_sdf" / pdb_id)
+    assert not c.is_hydrogen.any()
+    assert _pairs(_answer(c)) == _pairs(EXPECTED["hydrogen_free_sdf"][pdb_id]["misi_answer"])
+
+
+def test_guanidinium_written_with_two_double_bonds(tmp_path):
+    """PDBbind SDFs write an arginine-like guanidinium C with two C=N (five-valent C, 4lts,
+    1a61); without hydrogens all three N are still Ng+ donors, as ChimeraX types them."""
+    ang = np.radians([90.0, 210.0, 330.0])
+    n = np.column_stack([1.33 * np.cos(ang), 1.33 * np.sin(ang), np.zeros(3)])  # planar CN3, C-N 1.33 Å
+    methyl = n[0] + 1.46 * np.array([np.cos(np.radians(30.0)), np.sin(np.radians(30.0)), 0.0])
+    pos = [methyl, n[0], np.zeros(3), n[1], n[2]]
+    el = ["C", "N", "C", "N", "N"]
+    lines = ["guanidinium", "  hand-made", "", "  5  4  0  0  0  0  0  0  0  0999 V2000"]
+    lines += [f"{p[0]:10.4f}{p[1]:10.4f}{p[2]:10.4f} {e:<3s} 0  0  0  0  0  0" for p, e in zip(pos, el)]
+    lines += ["  1  2  1  0", "  2  3  2  0", "  3  4  2  0", "  3  5  1  0", "M  END", "$$$$", ""]
+    (tmp_path / "g.sdf").write_text("\n".join(lines))
+
+    c, _ = read_ligand(tmp_path / "g.sdf")
+    t = assign_hbond_types(c)
+    assert [str(t.idatm[i]) for i in np.flatnonzero(c.element == "N")] == ["Ng+"] * 3
+    assert str(t.idatm[2]) == "C2"
 
 
 def test_hydrogen_free_ligand_typing(built):

@@ -8,7 +8,8 @@ Two causes of disagreement with ChimeraX get their own cases, built from the bun
   or away from it), as PDBbind writes catalytic aspartates; one case renames the residue ASH
   (Amber's name for the neutral state);
 - ``hydrogen_free``: every hydrogen removed from pocket, mol2 and SDF
-  (``benchmarks/strip_hydrogens.py``).
+  (``benchmarks/strip_hydrogens.py``); ``hydrogen_free_sdf``: the same with the SDF as the only
+  ligand file (PDBbind's SDFs write guanidinium C with two C=N, among other quirks).
 
 Expected answers come from the real ChimeraX ``hbonds`` on the very same files
 (``shared/tools/hbond_oracle/oracle.py``, ChimeraX 1.7.1, relaxed, pocket-ligand).  Regenerate by hand::
@@ -16,7 +17,8 @@ Expected answers come from the real ChimeraX ``hbonds`` on the very same files
     python tests/hbonds/data/make_variants.py OUT_DIR
     VENV/bin/python shared/tools/hbond_oracle/oracle.py OUT_DIR/protonated --out prot.json
     VENV/bin/python shared/tools/hbond_oracle/oracle.py OUT_DIR/hydrogen_free --out hfree.json
-    python tests/hbonds/data/make_variants.py OUT_DIR --collect prot.json hfree.json
+    VENV/bin/python shared/tools/hbond_oracle/oracle.py OUT_DIR/hydrogen_free_sdf --out hfree_sdf.json
+    python tests/hbonds/data/make_variants.py OUT_DIR --collect prot.json hfree.json hfree_sdf.json
 
 which rewrites ``expected_variants.json`` beside this file.
 """
@@ -136,10 +138,21 @@ def make_hydrogen_free(sample_root: Path, out: Path) -> list[Path]:
     return [strip.strip_complex(d, out) for d in source_dirs(sample_root)]
 
 
-def collect(prot_json: Path, hfree_json: Path) -> None:
+def make_hydrogen_free_sdf(sample_root: Path, out: Path) -> list[Path]:
+    """H-free copies with the SDF as the only ligand file (ChimeraX then names atoms O1, C2, ...)."""
+    made = make_hydrogen_free(sample_root, out)
+    for d in made:
+        for f in d.glob("*_ligand.mol2"):
+            f.unlink()
+        if not any(d.glob("*_ligand.sdf")):
+            shutil.rmtree(d)
+    return [d for d in made if d.is_dir()]
+
+
+def collect(prot_json: Path, hfree_json: Path, hfree_sdf_json: Path) -> None:
     out = {"source": "shared/tools/hbond_oracle/oracle.py (ChimeraX core 1.7.1), relaxed, on the files "
-                     "make_variants.py writes", "protonated": {}, "hydrogen_free": {}}
-    for key, path in (("protonated", prot_json), ("hydrogen_free", hfree_json)):
+                     "make_variants.py writes", "protonated": {}, "hydrogen_free": {}, "hydrogen_free_sdf": {}}
+    for key, path in (("protonated", prot_json), ("hydrogen_free", hfree_json), ("hydrogen_free_sdf", hfree_sdf_json)):
         doc = json.loads(Path(path).read_text())
         for cid, rec in sorted(doc["complexes"].items()):
             out[key][cid] = {"misi_answer": rec["misi_answer"],
@@ -155,11 +168,12 @@ def main(argv: list[str]) -> None:
     out = Path(argv[0])
     if "--collect" in argv:
         k = argv.index("--collect")
-        collect(Path(argv[k + 1]), Path(argv[k + 2]))
+        collect(Path(argv[k + 1]), Path(argv[k + 2]), Path(argv[k + 3]))
         return
     samples = ROOT / "src" / "misi_tasks" / "sample_data"
     make_protonated(samples, out / "protonated")
     make_hydrogen_free(samples, out / "hydrogen_free")
+    make_hydrogen_free_sdf(samples, out / "hydrogen_free_sdf")
     print("wrote", out)
 
 
