@@ -373,7 +373,10 @@ def _match_mol2_atoms(lig: Complex, elem: np.ndarray, xyz: np.ndarray, bonds: np
             np.linalg.norm(xyz - lig.coord, axis=1).max() <= MOL2_MATCH_TOLERANCE:
         return np.arange(len(lig))
     rows, m_rows = np.flatnonzero(heavy), np.flatnonzero(m_heavy)
-    pairs = _graph_match(lig, rows, elem, xyz, bonds, m_rows)
+    try:
+        pairs = _graph_match(lig, rows, elem, xyz, bonds, m_rows)
+    except (RuntimeError, ValueError):  # an element RDKit does not know (mol2 dummy/lone-pair atoms)
+        pairs = None
     if pairs is None:
         pairs = _nearest_match(lig.coord[rows], lig.element[rows], xyz[m_rows], elem[m_rows])
     if pairs is None:
