@@ -132,18 +132,20 @@ def strip_sdf(text: str) -> str:
     """An SDF (V2000) file's text without hydrogen atoms, every record processed."""
     records = text.split("$$$$")
     out = []
-    for rec in records:
+    for k, rec in enumerate(records):
         if not rec.strip():
             out.append(rec)
             continue
-        out.append(_strip_molblock(rec))
+        # after a "$$$$" the record starts with that line's newline; the first record's title
+        # line itself may be empty, so only later records drop one leading newline
+        lead = "\n" if k > 0 and rec.startswith("\n") else ""
+        out.append(lead + _strip_molblock(rec[len(lead):]))
     return "$$$$".join(out)
 
 
 def _strip_molblock(rec: str) -> str:
     lines = rec.split("\n")
-    start = 1 if lines and lines[0] == "" else 0  # records after the first begin with "\n"
-    c = start + 3
+    c = 3
     counts = lines[c]
     if "V3000" in counts:
         raise ValueError("V3000 molfiles are not supported")

@@ -329,6 +329,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
             return "Ntr"
         if any(o == 3 for o in orders):
             return "N1"
+        if _aniline_n(g, i):
+            return "Npl"
         if deg == 3:
             if arom or any(o == 2 for o in orders):
                 return "Npl"
@@ -392,6 +394,15 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
             return "Pox"
         return "P3+" if deg == 4 else "P"
     return el
+
+
+def _aniline_n(g: AtomGraph, i: int) -> bool:
+    """An N outside aromatic rings whose only heavy neighbour is an aromatic ring atom (aniline,
+    aminopyridine): planar by conjugation, however pyramidal its geometry (IDATM's aniline rule)."""
+    heavy = g.heavy(i)
+    if len(heavy) != 1 or g.element[heavy[0]] not in ("C", "N"):
+        return False
+    return not _in_aromatic_ring(g, i) and _in_aromatic_ring(g, heavy[0])
 
 
 def _in_aromatic_ring(g: AtomGraph, i: int) -> bool:

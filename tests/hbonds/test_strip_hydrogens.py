@@ -66,3 +66,19 @@ def test_pdb_conect_records_follow_the_kept_atoms():
         "CONECT    1    2    3", "CONECT    3    1", "END"])
     out = strip.strip_pdb(pdb).splitlines()
     assert out == [pdb.splitlines()[0], pdb.splitlines()[1], "CONECT    1    2", "END"]
+
+
+def test_multi_record_sdf_with_empty_titles():
+    """RDKit writes an empty first (title) line; every record of a multi-record file is stripped."""
+    from rdkit.Chem import AllChem
+
+    blocks = []
+    for smi in ("CO", "OCC(=O)O"):
+        mol = Chem.AddHs(Chem.MolFromSmiles(smi))
+        AllChem.EmbedMolecule(mol, randomSeed=1)
+        blocks.append(Chem.MolToMolBlock(mol) + "$$$$\n")
+    assert blocks[0].startswith("\n")
+    out = strip.strip_sdf("".join(blocks))
+    supplier = Chem.SDMolSupplier()
+    supplier.SetData(out, sanitize=False, removeHs=False)
+    assert [[a.GetSymbol() for a in m.GetAtoms()] for m in supplier] == [["C", "O"], ["O", "C", "C", "O", "O"]]
