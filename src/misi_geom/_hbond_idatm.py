@@ -370,8 +370,9 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
                 return "O2"
             return "O3-" if charge < 0 else ("O2" if not known else "O3")
         if deg >= 2:
-            # an aromatic bond outside a ring (a mol2 'ar' carboxylate C-O) does not make O aromatic
-            return "Oar" if arom and g.rings(i) else "O3"
+            # aromatic only in a ring that is aromatic as a whole (not a mol2 'ar' carboxylate C-O,
+            # not a lactone ring whose carbonyl points out of it: coumarin's ring O is O3)
+            return "Oar" if arom and _in_aromatic_ring(g, i) else "O3"
         return "O3"
     if el == "S":
         fo = _free_o(g, i)
