@@ -129,22 +129,58 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
         if not templated[i]:
             out[i] = _chem_type(c, g, i, int(charge[i]), h_free and bool(c.is_ligand[i]))
     _fix_dependent(c, g, out, templated)
-    _ring_nitrogens(c, g, out, templated)
+    ring_ns = _ring_nitrogens(c, g, out, templated)
+    _conjugated_nitrogens(c, g, out, templated, ring_ns)
     return out
 
 
-def _ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
+def _ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> set[int]:
     """Decide whether each two-connected ring N of the ligand holds a proton (``Npl``) or not
     (``N2``) from a consistent set of ring bond orders (:mod:`misi_geom._hbond_rings`), as IDATM
     does whether or not hydrogens are present: a ring N without an explicit H may still be given
     an implied one.  Matters most without hydrogens, where nothing else tells."""
     lig = c.is_ligand
     if not lig.any():
-        return
+        return set()
     planar = {t for t, (geom, _subs) in TYPE_INFO.items() if geom == PLANAR}
-    for i, t in ring_nitrogen_types(c, g, out, np.flatnonzero(lig), planar).items():
+    decided = ring_nitrogen_types(c, g, out, np.flatnonzero(lig), planar)
+    for i, t in decided.items():
         if out[i] in ("N2", "Npl") and not templated[i]:
             out[i] = t
+    return set(decided)
+
+
+def _conjugated_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray,
+                          ring_ns: set[int]) -> None:
+    """IDATM's last N rule (ChimeraX applies it to every non-template N): an N2/N3, or a
+    two-connected Npl, outside aromatic rings whose sp2 neighbour (not Npl) has no further sp2
+    partner except aromatic C and Npl holds the double bond itself: ``N2`` with two heavy
+    neighbours, ``N3``/``N3+`` with one (e.g. an amidine =NH beside its NH2 and a phenyl)."""
+    def planar(j: int) -> bool:
+        return TYPE_INFO.get(str(out[j]), (0, 0))[0] == PLANAR
+
+    todo: dict[int, list[int]] = {}
+    for i in np.flatnonzero(c.is_ligand & ~templated & (c.element == "N")).tolist():
+        t = str(out[i])
+        if i in ring_ns or t not in ("Npl", "N2", "N3") or (t == "Npl" and len(g.nbrs[i]) != 2):
+            continue
+        if _in_aromatic_ring(g, i) or any(_in_aromatic_ring(g, j) for j in g.heavy(i)):
+            continue  # aromatic rings (and anilines, typed already) keep their types
+        todo[i] = [j for j in g.nbrs[i] if planar(j) and out[j] != "Npl"]
+    for size in (1, 2, 3):
+        for i, sp2 in todo.items():
+            if len(sp2) != size:
+                continue
+            for j in sp2:
+                remote = any(k != i and (str(out[k]) not in TYPE_INFO or planar(k))
+                             and out[k] not in ("Car", "Npl") for k in g.nbrs[j])
+                if not remote:
+                    heavy = len(g.heavy(i))
+                    if heavy > 1:
+                        out[i] = "N2"
+                    else:
+                        out[i] = "N3+" if heavy == 0 or all(out[k] in ("C3", "H", "D") for k in g.nbrs[i]) else "N3"
+                    break
 
 
 def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
