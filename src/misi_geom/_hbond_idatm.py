@@ -140,14 +140,23 @@ def _ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.nda
     does whether or not hydrogens are present: a ring N without an explicit H may still be given
     an implied one.  Matters most without hydrogens, where nothing else tells."""
     lig = c.is_ligand
-    if not lig.any():
-        return set()
     planar = {t for t, (geom, _subs) in TYPE_INFO.items() if geom == PLANAR}
     decided = ring_nitrogen_types(c, g, out, np.flatnonzero(lig), planar)
+    ring_ns = set()
     for i, t in decided.items():
-        if out[i] in ("N2", "Npl") and not templated[i]:
+        if g.element[i] == "N" and out[i] in ("N2", "Npl") and not templated[i]:
             out[i] = t
-    return set(decided)
+            ring_ns.add(i)
+    # pocket hetero groups (cofactors, modified residues) carry no bond orders: their ring atoms
+    # are typed from the ring bond orders alone, aromatic rings included
+    het = ~c.is_ligand & ~templated & ~c.is_hydrogen
+    for _res in sorted(set(c.res_index[het].tolist())):
+        rows = np.flatnonzero(het & (c.res_index == _res))
+        for i, t in ring_nitrogen_types(c, g, out, rows, planar).items():
+            if g.element[i] != "N" or out[i] in ("N2", "Npl", "N3"):
+                out[i] = t
+                ring_ns.add(i)
+    return ring_ns
 
 
 def _conjugated_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray,
@@ -400,7 +409,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
             if ej in ("S", "P") and len(g.nbrs[j]) >= 3 and _free_o(g, j) >= 1:
                 # phosphate, phosphonate, sulfate, sulfone, sulfoxide oxygens
                 return "O3-"
-            if h_free and ej == "C":
+            if (h_free or not known) and ej == "C":
                 return "O2" if _bond_len(c, i, j) <= 1.30 else "O3"
             if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
                 return "O2"

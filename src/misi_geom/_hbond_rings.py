@@ -111,11 +111,80 @@ def _system_types(c: Complex, g, rings: list[frozenset], planar) -> dict[int, st
         return {}
     best = _best(c, g, rings, bonds, assignments)
     out = {}
+    for ring in rings:
+        if _aromatic(g, ring, rings, bonds, best, assignments, outside):
+            for a in ring:
+                t = {"C": "Car", "O": "Oar", "S": "Sar"}.get(g.element[a])
+                if t is not None:
+                    out[a] = t
     for a in atoms:
         if g.element[a] == "N" and len(g.nbrs[a]) == 2:
             total = sum(best[k] for k, b in enumerate(bonds) if a in b)
             out[a] = "Npl" if total == 2 else "N2"
     return out
+
+
+def _aromatic(g, ring: frozenset, rings, bonds, best: tuple, assignments, outside) -> bool:
+    """Huckel test of one ring under the chosen bond orders: count the pi electrons each atom can
+    give (a range where a lone pair may or may not join) and ask for 4n+2 within it.  A ring
+    carbon with a double bond pointing out of the system (C=O) breaks aromaticity."""
+    index = {b: k for k, b in enumerate(bonds)}
+    system_atoms = {a for b in bonds for a in b}
+    lo = hi = 0
+    for a in ring:
+        ve = _valence_electrons(g.element[a])
+        nb = g.nbrs[a]
+        lo += 1
+        ring_orders = [best[index[(min(a, b), max(a, b))]] for b in nb if b in ring]
+        if len(nb) == 2:
+            if ve is None:
+                hi += 2
+            elif ve < 3 or ve == 7:
+                return False
+            elif ve < 5:
+                hi += 1
+            elif ve == 5:
+                if sum(ring_orders) == 2:
+                    lo, hi = lo + 1, hi + 2
+                else:
+                    hi += 1
+            elif g.element[a] == "O" and sum(ring_orders) == 3:
+                hi += 1
+            else:
+                lo, hi = lo + 1, hi + 2
+        elif len(nb) == 3:
+            (out_atom,) = [b for b in nb if b not in ring]
+            key = (min(a, out_atom), max(a, out_atom))
+            if key in index:  # fused: the bond belongs to the system; its order if all sets agree
+                orders = {asg[index[key]] for asg in assignments}
+                bo = orders.pop() if len(orders) == 1 else _AMBIGUOUS
+            else:
+                bo = _exo_order_of(g, a, out_atom, outside, system_atoms)
+            if ve is None:
+                hi += 2
+                continue
+            if ve < 4 or ve > 5:
+                return False
+            if ve == 4:
+                if bo == _DOUBLE:
+                    fused = any(a in r for r in rings if r is not ring)
+                    if len(g.nbrs[out_atom]) == 1 or not fused:
+                        return False
+                hi += 1
+            elif bo == _DOUBLE or sum(ring_orders) + (2 if bo == _DOUBLE else 1) == 4:
+                hi += 1
+            else:
+                lo, hi = lo + 1, hi + 2
+        else:
+            return False
+    excess = (lo - 2) % 4
+    return excess == 0 or excess + (hi - lo) >= 4
+
+
+def _exo_order_of(g, a: int, b: int, outside: dict, system_atoms: set) -> int:
+    """The judged order of ring atom ``a``'s bond to outside atom ``b`` (from ``outside``)."""
+    others = [x for x in g.nbrs[a] if x not in system_atoms]
+    return outside[a][others.index(b)]
 
 
 def _exo_order(g, planar, a: int, b: int) -> int:

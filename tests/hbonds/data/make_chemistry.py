@@ -4,7 +4,8 @@ misi's rules were not written against (run by hand; the tests read only the outp
 ``chemistry.sdf`` holds the molecules with hydrogens (RDKit 2026.09: SMILES -> ETKDG embedding,
 seed 42 -> MMFF; written Kekulé); ``chemistry_idatm.json`` ChimeraX 1.7.1's type for every heavy
 atom, read from each record as its own SDF file, with hydrogens and with every hydrogen removed
-(``benchmarks/strip_hydrogens.py``).  Regenerate::
+(``benchmarks/strip_hydrogens.py``), and read as a HETATM residue ``XXX`` of a PDB file
+(:func:`pdb_text`: no bond orders, as for a cofactor in a pocket file).  Regenerate::
 
     python tests/hbonds/data/make_chemistry.py write OUT_DIR
     VENV/bin/python tests/hbonds/data/make_chemistry.py probe OUT_DIR   # venv of shared/tools/hbond_oracle
@@ -69,6 +70,23 @@ SMILES = [
 ]
 
 
+def pdb_text(sdf_block: str, hydrogen_free: bool) -> str:
+    """The molecule of one SDF record as HETATM lines of residue XXX 1 (atoms named element + index)."""
+    lines = sdf_block.split("\n")
+    n = int(lines[3][0:3])
+    rows, counts = [], {}
+    for line in lines[4:4 + n]:
+        el = line[31:34].strip()
+        if hydrogen_free and el in ("H", "D"):
+            continue
+        counts[el] = counts.get(el, 0) + 1
+        name = f"{el}{counts[el]}"
+        x, y, z = (float(line[k:k + 10]) for k in (0, 10, 20))
+        rows.append("HETATM%5d %-4s XXX A   1    %8.3f%8.3f%8.3f  1.00  0.00          %2s"
+                    % (len(rows) + 1, name if len(name) == 4 else " " + name, x, y, z, el))
+    return "\n".join(rows) + "\nEND\n"
+
+
 def write(out: Path) -> None:
     import importlib.util
 
@@ -91,6 +109,8 @@ def write(out: Path) -> None:
         records.append(block)
         (out / "h" / f"{name}.sdf").write_text(block)
         (out / "nh" / f"{name}.sdf").write_text(strip.strip_sdf(block))
+        (out / "h" / f"{name}.pdb").write_text(pdb_text(block, False))
+        (out / "nh" / f"{name}.pdb").write_text(pdb_text(block, True))
     (HERE / "chemistry.sdf").write_text("".join(records))
 
 
@@ -101,10 +121,13 @@ def probe(out: Path) -> None:
     session = oracle._bootstrap_chimerax()
     result = {"source": "ChimeraX core 1.7.1 idatm_type of each heavy atom (SDF reader, names element+index), "
                         "with hydrogens as written and with every hydrogen removed (benchmarks/strip_hydrogens.py)",
-              "with_h": {}, "hydrogen_free": {}}
-    for key, sub in (("with_h", "h"), ("hydrogen_free", "nh")):
+              "with_h": {}, "hydrogen_free": {}, "het_with_h": {}, "het_hydrogen_free": {}}
+    for key, sub, ext in (("with_h", "h", "sdf"), ("hydrogen_free", "nh", "sdf"),
+                          ("het_with_h", "h", "pdb"), ("het_hydrogen_free", "nh", "pdb")):
+        result[key] = {}
         for name, _ in SMILES:
-            models = oracle._open_ligand(session, "sdf", str(out / sub / f"{name}.sdf"))
+            path = str(out / sub / f"{name}.{ext}")
+            models = oracle._open_ligand(session, "sdf", path) if ext == "sdf" else oracle._open_pocket(session, path)
             session.models.add(models)
             result[key][name] = [(a.name, a.idatm_type) for a in models[0].atoms if a.element.number > 1]
             session.models.close(models)
