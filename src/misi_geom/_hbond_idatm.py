@@ -11,6 +11,12 @@ planar, tetrahedral) and an expected number of substituents.  misi assigns the s
   (hydrogens included), bond orders (1, 1.5 aromatic, 2, 3), formal charges, and, where bond orders
   are unknown (pocket hetero groups have order 1), a bond-length/angle fallback.
 
+Explicit hydrogens decide protonation where present (a pocket ASP/GLU with its acid H is a neutral
+acid, :func:`_protonation_from_hydrogens`).  Without them -- a ligand with no H at all, or a pocket
+hetero group -- IDATM's heavy-atom rules apply: bond lengths for terminal O and two-connected C,
+the ring pass for ring N and aromaticity, the aniline and conjugated-N rules; RDKit's charges of an
+H-free ligand are not trusted.
+
 The tables describe chemistry, not any program's code.
 """
 
@@ -18,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from misi_geom._hbond_rings import ring_nitrogen_types
+from misi_geom._hbond_rings import ring_atom_types
 from misi_geom.complex import Complex
 
 __all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "idatm_types"]
@@ -129,19 +135,20 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
         if not templated[i]:
             out[i] = _chem_type(c, g, i, int(charge[i]), h_free and bool(c.is_ligand[i]))
     _fix_dependent(c, g, out, templated)
-    ring_ns = _ring_nitrogens(c, g, out, templated)
+    ring_ns = _ring_pass(c, g, out, templated)
     _conjugated_nitrogens(c, g, out, templated, ring_ns)
     return out
 
 
-def _ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> set[int]:
-    """Decide whether each two-connected ring N of the ligand holds a proton (``Npl``) or not
-    (``N2``) from a consistent set of ring bond orders (:mod:`misi_geom._hbond_rings`), as IDATM
-    does whether or not hydrogens are present: a ring N without an explicit H may still be given
-    an implied one.  Matters most without hydrogens, where nothing else tells."""
+def _ring_pass(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> set[int]:
+    """IDATM's ring pass (:mod:`misi_geom._hbond_rings`), run as ChimeraX runs it whether or not
+    hydrogens are present.  Ligand: each two-connected ring N holds a proton (``Npl``) or not
+    (``N2``) -- a ring N without an explicit H may still get an implied one; the rest of the ligand
+    keeps the types its bond orders give.  Pocket hetero groups (no bond orders): ring N and the
+    aromatic-ring C/O/S too.  Returns the ring N it decided."""
     lig = c.is_ligand
     planar = {t for t, (geom, _subs) in TYPE_INFO.items() if geom == PLANAR}
-    decided = ring_nitrogen_types(c, g, out, np.flatnonzero(lig), planar)
+    decided = ring_atom_types(c, g, out, np.flatnonzero(lig), planar)
     ring_ns = set()
     for i, t in decided.items():
         if g.element[i] == "N" and out[i] in ("N2", "Npl") and not templated[i]:
@@ -152,7 +159,7 @@ def _ring_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.nda
     het = ~c.is_ligand & ~templated & ~c.is_hydrogen
     for _res in sorted(set(c.res_index[het].tolist())):
         rows = np.flatnonzero(het & (c.res_index == _res))
-        for i, t in ring_nitrogen_types(c, g, out, rows, planar).items():
+        for i, t in ring_atom_types(c, g, out, rows, planar).items():
             if g.element[i] != "N" or out[i] in ("N2", "Npl", "N3"):
                 out[i] = t
                 ring_ns.add(i)

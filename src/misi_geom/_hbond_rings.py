@@ -1,15 +1,19 @@
-"""Which two-connected ring nitrogens of a ligand carry a proton (private).
+"""Ring bond orders without trusted bond orders: which ring N carry a proton, which rings are
+aromatic (private).
 
 A two-connected ring N may be a pyridine-like acceptor (``N2``, one ring double bond) or a
 pyrrole/lactam NH donor (``Npl``) whose hydrogen is missing from the file.  RDKit's aromatic bonds
-do not say which, and a file written without hydrogens does not either.  IDATM (Meng & Lewis 1991, with the ring extension ChimeraX
-applies) settles it per planar ring system by choosing a consistent set of ring bond orders: every
+do not say which, a file written without hydrogens does not either, and a pocket file gives no
+bond orders at all.  IDATM (Meng & Lewis 1991, with the ring extension ChimeraX applies) settles
+it per planar ring system by choosing a consistent set of ring bond orders: every
 ring bond single or double, each atom's total bond order within what its valence allows (a
 two-connected atom may carry an implied proton), then preferring (1) the most atoms in rings with
 4n+2 pi electrons, (2) the fewest positively charged ring atoms, (3) double bonds on the shortest
 bonds (lowest order-weighted mean squared length).  A two-connected ring N whose ring bonds sum to 2
-in the chosen set is ``Npl`` (it holds the proton), to 3 ``N2``.  Exocyclic bond orders are judged from
-the neighbouring types, as IDATM does.
+in the chosen set is ``Npl`` (it holds the proton), to 3 ``N2``; a ring whose atoms can give 4n+2 pi
+electrons under that set is aromatic (Hückel; a carbon whose double bond points out of the
+system, as in a lactone C=O, breaks it).  Exocyclic bond orders are judged from the neighbouring
+types, as IDATM does.
 
 The rules are the published IDATM ones; this module does not reproduce any program's code.
 """
@@ -20,7 +24,7 @@ import numpy as np
 
 from misi_geom.complex import Complex
 
-__all__ = ["ring_nitrogen_types"]
+__all__ = ["ring_atom_types"]
 
 _PLANAR = frozenset({"C2", "Car", "Npl", "N2", "N2+", "Ng+", "Oar", "Oar+", "Sar", "P"})
 _SINGLE, _DOUBLE, _AMBIGUOUS = 1, 2, 0
@@ -35,8 +39,10 @@ def _valence_electrons(el: str) -> int | None:
     return (z - 2) % 8
 
 
-def ring_nitrogen_types(c: Complex, g, types: np.ndarray, atoms: np.ndarray, planar_types) -> dict[int, str]:
-    """New types (``N2``/``Npl``) for the two-connected ring N among ``atoms`` (one molecule).
+def ring_atom_types(c: Complex, g, types: np.ndarray, atoms: np.ndarray, planar_types) -> dict[int, str]:
+    """Ring-pass types for the ring atoms among ``atoms`` (one molecule or residue): ``N2``/``Npl``
+    for every two-connected N of a planar ring system, ``Car``/``Oar``/``Sar`` for the C, O and S
+    of rings aromatic under the chosen bond orders.  The caller picks which to apply.
 
     ``g`` is the :class:`~misi_geom._hbond_idatm.AtomGraph`, ``types`` the types so far and
     ``planar_types`` the set of type names of planar (trigonal) geometry.
