@@ -2,7 +2,12 @@
 
 For each fixture mode -- relaxed (``hbonds_chimerax.json``, relax on), precise
 (``hbonds_chimerax_precise.json``, ``relax=False``) and, with ``--strip-h``, hydrogens removed
-(``hbonds_chimerax_strip_h.json``) -- prints:
+(``hbonds_chimerax_strip_h.json``) -- prints the figures below.  Hydrogens are removed from the
+files (``strip_hydrogens.py`` writes H-free copies into a temporary folder, which misi then loads
+the normal way, so reading an H-free mol2/SDF is measured too: mode ``strip_h``) and, for
+comparison, from the loaded complex (mode ``strip_h_loaded``).  ``--fixture FILE --complexes DIR``
+compares with any other oracle output instead (e.g. on ``perturb_poses.py`` copies; add
+``--precise`` for a ``--no-relax`` fixture).  Figures:
 
 - unordered pocket-ligand atom-pair precision, recall and F1 over all complexes;
 - the share of complexes whose whole T9 answer matches exactly (same pairs);
@@ -23,14 +28,17 @@ Usage::
 
     python benchmarks/hbond_agreement.py [--dev /work/shared/data/pdbbind_dev] [--repeat 5] [--strip-h]
         [--mol2-residue-names]
+    python benchmarks/hbond_agreement.py --fixture ORACLE.json --complexes DIR [--precise]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -46,7 +54,18 @@ MODES = {
     "relaxed": ("hbonds_chimerax.json", dict(relax=True)),
     "precise": ("hbonds_chimerax_precise.json", dict(relax=False)),
     "strip_h": ("hbonds_chimerax_strip_h.json", dict(relax=True)),
+    "strip_h_loaded": ("hbonds_chimerax_strip_h.json", dict(relax=True)),
 }
+
+
+def hydrogen_free_copies(dev: Path, ids: list[str], out: Path) -> Path:
+    """H-free copies of the complexes ``ids`` of ``dev`` under ``out`` (``strip_hydrogens.py``)."""
+    spec = importlib.util.spec_from_file_location("misi_strip_hydrogens", Path(__file__).with_name("strip_hydrogens.py"))
+    strip = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strip)
+    for cid in ids:
+        strip.strip_complex(dev / cid, out)
+    return out
 
 
 def mol2_residue_names(c: Complex, folder: Path) -> Complex:
@@ -155,13 +174,17 @@ def _typing_agreement(c: Complex, typing, rec: dict) -> tuple[int, int, int, int
     return lig_ok, lig_n, poc_ok, poc_n
 
 
-def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False) -> dict | None:
-    fname, kw = MODES[mode]
-    path = dev / fname
+def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False, fixture: Path | None = None,
+             relax: bool = True) -> dict | None:
+    fname, kw = MODES.get(mode, (None, dict(relax=relax)))
+    path = fixture or dev / fname
     if not path.is_file():
         print(f"[{mode}] {path} not found: skipped")
         return None
     fx = json.loads(path.read_text())["complexes"]
+    if mode == "strip_h":
+        tmp = tempfile.TemporaryDirectory(prefix="misi_hfree_")
+        dev = hydrogen_free_copies(dev, [c for c in sorted(fx) if fx[c].get("status") == "ok"], Path(tmp.name))
     tp = fp = fn = exact = 0
     lig_ok = lig_n = poc_ok = poc_n = 0
     times, lines = [], []
@@ -172,7 +195,7 @@ def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False) -> 
         c = load_complex(dev / cid)
         if residue_names:
             c = mol2_residue_names(c, dev / cid)
-        if mode == "strip_h":
+        if mode == "strip_h_loaded":
             c = c[~c.is_hydrogen]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -225,11 +248,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strip-h", action="store_true", help="also compare with all hydrogens removed")
     ap.add_argument("--mol2-residue-names", action="store_true",
                     help="rename ligand rows after their mol2 substructures first (see module docs)")
+    ap.add_argument("--fixture", type=Path, help="compare with this oracle JSON instead (needs --complexes)")
+    ap.add_argument("--complexes", type=Path, help="folder of the complexes --fixture was made from")
+    ap.add_argument("--precise", action="store_true", help="with --fixture: it was made with --no-relax")
     args = ap.parse_args(argv)
+    if args.fixture is not None:
+        if args.complexes is None or not args.fixture.is_file():
+            print("--fixture needs an existing oracle JSON and --complexes (skipped)")
+            return 0
+        run_mode(args.complexes, f"{args.fixture.name}", args.repeat, args.mol2_residue_names,
+                 fixture=args.fixture, relax=not args.precise)
+        return 0
     if not args.dev.is_dir():
         print(f"{args.dev} not found: nothing to compare (skipped)")
         return 0
-    modes = ["relaxed", "precise"] + (["strip_h"] if args.strip_h else [])
+    modes = ["relaxed", "precise"] + (["strip_h", "strip_h_loaded"] if args.strip_h else [])
     for mode in modes:
         run_mode(args.dev, mode, args.repeat, args.mol2_residue_names)
     return 0

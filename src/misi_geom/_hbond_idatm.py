@@ -11,6 +11,12 @@ planar, tetrahedral) and an expected number of substituents.  misi assigns the s
   (hydrogens included), bond orders (1, 1.5 aromatic, 2, 3), formal charges, and, where bond orders
   are unknown (pocket hetero groups have order 1), a bond-length/angle fallback.
 
+Explicit hydrogens decide protonation where present (a pocket ASP/GLU with its acid H is a neutral
+acid, :func:`_protonation_from_hydrogens`).  Without them -- a ligand with no H at all, or a pocket
+hetero group -- IDATM's heavy-atom rules apply: bond lengths for terminal O and two-connected C,
+the ring pass for ring N and aromaticity, the aniline and conjugated-N rules; RDKit's charges of an
+H-free ligand are not trusted.
+
 The tables describe chemistry, not any program's code.
 """
 
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from misi_geom._hbond_rings import ring_atom_types
 from misi_geom.complex import Complex
 
 __all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "idatm_types"]
@@ -122,11 +129,74 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
     g = g or AtomGraph(c)
     out = np.array(c.element, dtype="<U4")
     templated = _template_types(c, g, out)
+    charge = _trusted_charges(c)
+    h_free = _hydrogen_free_ligand(c)
     for i in range(len(c)):
         if not templated[i]:
-            out[i] = _chem_type(c, g, i)
+            out[i] = _chem_type(c, g, i, int(charge[i]), h_free and bool(c.is_ligand[i]))
     _fix_dependent(c, g, out, templated)
+    ring_ns = _ring_pass(c, g, out, templated)
+    _conjugated_nitrogens(c, g, out, templated, ring_ns)
     return out
+
+
+def _ring_pass(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> set[int]:
+    """IDATM's ring pass (:mod:`misi_geom._hbond_rings`), run as ChimeraX runs it whether or not
+    hydrogens are present.  Ligand: each two-connected ring N holds a proton (``Npl``) or not
+    (``N2``) -- a ring N without an explicit H may still get an implied one; the rest of the ligand
+    keeps the types its bond orders give.  Pocket hetero groups (no bond orders): ring N and the
+    aromatic-ring C/O/S too.  Returns the ring N it decided."""
+    lig = c.is_ligand
+    planar = {t for t, (geom, _subs) in TYPE_INFO.items() if geom == PLANAR}
+    decided = ring_atom_types(c, g, out, np.flatnonzero(lig), planar)
+    ring_ns = set()
+    for i, t in decided.items():
+        if g.element[i] == "N" and out[i] in ("N2", "Npl") and not templated[i]:
+            out[i] = t
+            ring_ns.add(i)
+    # pocket hetero groups (cofactors, modified residues) carry no bond orders: their ring atoms
+    # are typed from the ring bond orders alone, aromatic rings included
+    het = ~c.is_ligand & ~templated & ~c.is_hydrogen
+    for _res in sorted(set(c.res_index[het].tolist())):
+        rows = np.flatnonzero(het & (c.res_index == _res))
+        for i, t in ring_atom_types(c, g, out, rows, planar).items():
+            if g.element[i] != "N" or out[i] in ("N2", "Npl", "N3"):
+                out[i] = t
+                ring_ns.add(i)
+    return ring_ns
+
+
+def _conjugated_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray,
+                          ring_ns: set[int]) -> None:
+    """IDATM's last N rule (ChimeraX applies it to every non-template N): an N2/N3, or a
+    two-connected Npl, outside aromatic rings whose sp2 neighbour (not Npl) has no further sp2
+    partner except aromatic C and Npl holds the double bond itself: ``N2`` with two heavy
+    neighbours, ``N3``/``N3+`` with one (e.g. an amidine =NH beside its NH2 and a phenyl)."""
+    def planar(j: int) -> bool:
+        return TYPE_INFO.get(str(out[j]), (0, 0))[0] == PLANAR
+
+    todo: dict[int, list[int]] = {}
+    for i in np.flatnonzero(c.is_ligand & ~templated & (c.element == "N")).tolist():
+        t = str(out[i])
+        if i in ring_ns or t not in ("Npl", "N2", "N3") or (t == "Npl" and len(g.nbrs[i]) != 2):
+            continue
+        if _in_aromatic_ring(g, i) or any(_in_aromatic_ring(g, j) for j in g.heavy(i)):
+            continue  # aromatic rings (and anilines, typed already) keep their types
+        todo[i] = [j for j in g.nbrs[i] if planar(j) and out[j] != "Npl"]
+    for size in (1, 2, 3):
+        for i, sp2 in todo.items():
+            if len(sp2) != size:
+                continue
+            for j in sp2:
+                remote = any(k != i and (str(out[k]) not in TYPE_INFO or planar(k))
+                             and out[k] not in ("Car", "Npl") for k in g.nbrs[j])
+                if not remote:
+                    heavy = len(g.heavy(i))
+                    if heavy > 1:
+                        out[i] = "N2"
+                    else:
+                        out[i] = "N3+" if heavy == 0 or all(out[k] in ("C3", "H", "D") for k in g.nbrs[i]) else "N3"
+                    break
 
 
 def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
@@ -165,7 +235,68 @@ def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
     for i in np.flatnonzero(pocket & c.is_hydrogen):
         out[i] = "HC" if any(c.element[j] == "C" for j in g.nbrs[i]) else "H"
         done[i] = True
+    _protonation_from_hydrogens(c, g, out)
     return done
+
+
+#: Acid groups of the standard residues: residue -> (carboxyl carbon, {acid O: the H name that
+#: protonates it}).  ChimeraX picks the neutral-acid template variant by these names (PDB
+#: convention: HD2 on OD2 of a protonated aspartate; HD1/HE1 where a program puts it on the
+#: other oxygen), the first listed oxygen winning when both are named.
+_ACIDS = {
+    "ASP": ("CG", {"OD1": "HD1", "OD2": "HD2"}),
+    "GLU": ("CD", {"OE1": "HE1", "OE2": "HE2"}),
+}
+_ACIDS["ASH"], _ACIDS["GLH"] = _ACIDS["ASP"], _ACIDS["GLU"]
+#: Residue names a program (Amber, CHARMM) gives one protonation state; ChimeraX has no template for
+#: them and types them from their chemistry, i.e. from the hydrogens actually bonded.
+_BY_CHEMISTRY = frozenset({"ASH", "GLH", "HID", "HIE", "HIP"})
+
+
+def _protonation_from_hydrogens(c: Complex, g: AtomGraph, out: np.ndarray) -> None:
+    """Explicit hydrogens decide the protonation of pocket acid and histidine groups, as in ChimeraX.
+
+    * A standard ASP/GLU carrying an acid hydrogen (HD2 on OD2, ...) is a neutral carboxylic acid:
+      carbon ``C2``, protonated oxygen ``O3`` (an H-bond donor through its H), the other ``O2``.
+      The hydrogen is recognised by its name (ChimeraX's templates do the same).  For the
+      state-named residues ASH/GLH the oxygen actually bonded to a hydrogen is the protonated one.
+    * HID/HIE/HIP: a ring N without a hydrogen, next to a ring N that has one, is ``N2`` (an
+      acceptor only).  Standard HIS keeps its template (both ring N ``Npl``), as ChimeraX does.
+
+    Without hydrogens on the group nothing changes (the charged template stands).
+    """
+    pocket = ~c.is_ligand
+    rows = np.flatnonzero(pocket)
+    if not len(rows) or not (c.is_hydrogen[rows]).any():
+        return
+    by_res: dict[int, list[int]] = {}
+    for i in rows.tolist():
+        by_res.setdefault(int(c.res_index[i]), []).append(i)
+    for atoms in by_res.values():
+        res = str(c.res_name[atoms[0]])
+        if res not in _ACIDS and res not in ("HID", "HIE", "HIP"):
+            continue
+        name_of = {str(c.atom_name[i]): i for i in atoms}
+        if res in _ACIDS:
+            carbon, oxygens = _ACIDS[res]
+            if carbon not in name_of or not all(o in name_of for o in oxygens):
+                continue
+            if res in _BY_CHEMISTRY:
+                protonated = [o for o in oxygens if any(g.is_h[j] for j in g.nbrs[name_of[o]])]
+            else:
+                protonated = [o for o, h in oxygens.items() if h in name_of and g.is_h[name_of[h]]]
+            if not protonated:
+                continue
+            out[name_of[carbon]] = "C2"
+            for o in oxygens:
+                out[name_of[o]] = "O3" if o == protonated[0] else "O2"
+        else:
+            ring_n = [name_of[n] for n in ("ND1", "NE2") if n in name_of]
+            with_h = [i for i in ring_n if any(g.is_h[j] for j in g.nbrs[i])]
+            if with_h:
+                for i in ring_n:
+                    if i not in with_h:
+                        out[i] = "N2"
 
 
 def _ligand_template_types(c: Complex, out: np.ndarray, done: np.ndarray) -> None:
@@ -195,7 +326,27 @@ def _terminal_o(g: AtomGraph, i: int) -> list[int]:
     return [j for j in g.nbrs[i] if g.element[j] == "O" and len(g.nbrs[j]) == 1]
 
 
-def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
+def _hydrogen_free_ligand(c: Complex) -> bool:
+    """The complex has ligand rows and none of them is a hydrogen."""
+    lig = c.is_ligand
+    return bool(lig.any() and not (lig & c.is_hydrogen).any())
+
+
+def _trusted_charges(c: Complex) -> np.ndarray:
+    """Formal charges worth believing: a ligand file without any hydrogen gives RDKit no way to
+    tell a hydroxyl from an alkoxide (its mol2 reader charges every O.3 with one bond -1), so
+    the ligand's charges count only when it carries hydrogens.  IDATM itself types from the
+    heavy atoms, as ChimeraX does for such files."""
+    charge = c.formal_charge.astype(np.int64)
+    if _hydrogen_free_ligand(c):
+        charge[c.is_ligand] = 0
+    return charge
+
+
+def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool = False) -> str:
+    """IDATM type of a non-templated atom from bond orders, charge and geometry.  ``h_free``: the
+    atom's molecule lost its hydrogens, so a terminal O on carbon is judged by bond length (IDATM's
+    1.30 Å C=O limit), as ChimeraX does, not by the order written for the protonated molecule."""
     el = str(c.element[i])
     nb = g.nbrs[i]
     deg = len(nb)
@@ -215,6 +366,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
         if arom:
             return "C2"
         if any(o == 3 for o in orders) or sum(o == 2 for o in orders) >= 2:
+            if deg == 3:  # two C=N written on a three-connected C (PDBbind SDF guanidinium): sp2
+                return "C2"
             return "C1" if deg == 2 else "C1-"
         if any(o == 2 for o in orders):
             return "C2"
@@ -228,6 +381,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
             return "Ntr"
         if any(o == 3 for o in orders):
             return "N1"
+        if _aniline_n(g, i):
+            return "Npl"
         if deg == 3:
             if arom or any(o == 2 for o in orders):
                 return "Npl"
@@ -261,11 +416,15 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
             if ej in ("S", "P") and len(g.nbrs[j]) >= 3 and _free_o(g, j) >= 1:
                 # phosphate, phosphonate, sulfate, sulfone, sulfoxide oxygens
                 return "O3-"
+            if (h_free or not known) and ej == "C":
+                return "O2" if _bond_len(c, i, j) <= 1.30 else "O3"
             if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
                 return "O2"
-            return "O3-" if c.formal_charge[i] < 0 else ("O2" if not known else "O3")
+            return "O3-" if charge < 0 else ("O2" if not known else "O3")
         if deg >= 2:
-            return "Oar" if arom else "O3"
+            # aromatic only in a ring that is aromatic as a whole (not a mol2 'ar' carboxylate C-O,
+            # not a lactone ring whose carbonyl points out of it: coumarin's ring O is O3)
+            return "Oar" if arom and _in_aromatic_ring(g, i) else "O3"
         return "O3"
     if el == "S":
         fo = _free_o(g, i)
@@ -276,7 +435,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
         if deg == 3 and any(g.element[j] == "O" for j in nb):
             return "Sxd"
         if deg == 1:
-            return "S2" if orders[0] >= 2 else ("S3-" if c.formal_charge[i] < 0 else "S3")
+            return "S2" if orders[0] >= 2 else ("S3-" if charge < 0 else "S3")
         if arom:
             return "Sar"
         return "S3"
@@ -288,6 +447,15 @@ def _chem_type(c: Complex, g: AtomGraph, i: int) -> str:
             return "Pox"
         return "P3+" if deg == 4 else "P"
     return el
+
+
+def _aniline_n(g: AtomGraph, i: int) -> bool:
+    """An N outside aromatic rings whose only heavy neighbour is an aromatic ring atom (aniline,
+    aminopyridine): planar by conjugation, however pyramidal its geometry (IDATM's aniline rule)."""
+    heavy = g.heavy(i)
+    if len(heavy) != 1 or g.element[heavy[0]] not in ("C", "N"):
+        return False
+    return not _in_aromatic_ring(g, i) and _in_aromatic_ring(g, heavy[0])
 
 
 def _in_aromatic_ring(g: AtomGraph, i: int) -> bool:
@@ -363,13 +531,31 @@ def _conjugated(c: Complex, g: AtomGraph, i: int) -> bool:
     return False
 
 
+#: IDATM bond-length limits (Å) that refine an angle-based carbon type: at or below "short" a bond
+#: to that element is a multiple bond (sp2), above "long" it is single (sp3).
+_C_SHORT = {"C": 1.42, "N": 1.41}
+_C_LONG = {"C": 1.53, "N": 1.46, "O": 1.44}
+
+
 def _geom_type(c: Complex, g: AtomGraph, i: int, el: str) -> str:
-    """Carbon type from its mean bond angle (sp3 below 115 deg, sp above 160 deg)."""
+    """Carbon type from its bond angle(s) where bond orders cannot tell (hydrogens missing), by
+    IDATM's heavy-atom rules: mean angle below 115 deg sp3, from 160 deg (two neighbours) sp, sp2
+    between.  A two-connected carbon near the 115 deg border (below 122 deg) is settled by its
+    bond lengths: a short bond makes it sp2, a long single one sp3."""
     nb = g.nbrs[i]
     if len(nb) < 2:
         return el + "3"
     ang = _mean_angle(c, nb, i)
-    return "C1" if ang > 160 and len(nb) == 2 else ("C2" if ang >= 115 else "C3")
+    if len(nb) == 2 and ang >= 160:
+        return "C1"
+    t = "C2" if ang >= 115 else "C3"
+    if len(nb) == 2 and ang < 122:
+        lengths = [(str(c.element[j]), _bond_len(c, i, j)) for j in nb]
+        if any(d <= _C_SHORT.get(e, 0.0) for e, d in lengths):
+            return "C2"
+        if any(d > _C_LONG.get(e, 99.0) or (e == "C" and d > 1.45 and t == "C2") for e, d in lengths):
+            return "C3"
+    return t
 
 
 def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> None:
@@ -392,12 +578,22 @@ def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndar
                 out[i] = "O3-"
             elif out[i] in ("O2-", "O3-"):
                 out[i] = "O2" if g.order[(i, j)] >= 1.5 or _bond_len(c, i, j) <= 1.30 else "O3"
+    for i in np.flatnonzero(free & (c.element == "C") & (out == "C2")):
+        # an sp2 carbon needs an sp2 partner: one typed from angles alone with none is sp3
+        nb = g.nbrs[i]
+        if all(g.order[(i, j)] == 1 for j in nb) and not any(
+                TYPE_INFO.get(str(out[j]), (0, 0))[0] == PLANAR and out[j] != "Cac" for j in nb):
+            out[i] = "C3"
     for i in np.flatnonzero(free & (c.element == "N")):
         nb = g.nbrs[i]
         if out[i] != "N3+" and nb and all(out[j] in ("C3", "H", "D") for j in nb):
             out[i] = "N3+"
+    h_free = _hydrogen_free_ligand(c)
     for i in np.flatnonzero(free & (out == "C2")):
         npl = [j for j in g.nbrs[i] if out[j] in ("Npl", "Ng+") and free[j]]
+        if h_free and c.is_ligand[i] and len(g.nbrs[i]) == 3 and all(g.element[j] == "N" for j in g.nbrs[i]):
+            # guanidine without hydrogens: the written C=N is no more local than in the cation
+            npl = [j for j in g.nbrs[i] if out[j] in ("Npl", "Ng+", "N2") and free[j]]
         if len(npl) >= 2 and not any(g.rings(j) for j in npl):
             for j in npl:
                 out[j] = "Ng+"
