@@ -1,0 +1,192 @@
+"""misi-view on the bundled samples: pages, links, images by role, predictions, thumbnails, rebuilds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from misi_tasks.dataset import read_items
+from misi_tasks.eval_cli import read_predictions
+from misi_tasks.names import TASK_CODES, TASK_NAMES
+from misi_tasks.scoring import score_item
+from misi_tasks.view import MARKER, build_site
+from misi_tasks.view.cli import main
+from misi_tasks.view.pages import item_page_name
+from misi_tasks.view.rows import choose_items
+from misi_tasks.view.thumbs import THUMB_PX, VIEW_PX, thumb_names
+
+PER_TASK = 4
+
+
+@pytest.fixture(scope="module")
+def site(sample_dataset, random_predictions, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "site"
+    build_site(sample_dataset, out, per_task=PER_TASK, predictions=random_predictions)
+    return out
+
+
+@pytest.fixture(scope="module")
+def items(sample_dataset) -> dict[str, dict]:
+    return {it["id"]: it for it in read_items(sample_dataset)}
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_link_and_image_of_every_page_exists(site, page_parts):
+    pages = _pages(site)
+    assert len(pages) == 1 + len(TASK_NAMES) * (1 + PER_TASK)
+    for page in pages:
+        parts = page_parts(page)
+        for target in parts.links + parts.images:
+            assert not target.startswith(("http:", "https:", "/")), (page, target)  # works from disk
+            assert (page.parent / target.split("#")[0]).resolve().is_file(), (page, target)
+
+
+def test_index_has_one_card_per_task_with_counts_and_scores(site, items, page_parts):
+    text = (site / "index.html").read_text()
+    counts = Counter(it["task"] for it in items.values())
+    for task in TASK_NAMES:
+        assert f'<section class="card" id="{task}">' in text
+        assert f"{counts[task]} items: test {counts[task]}" in text
+        assert f'href="{task}/index.html"' in text
+    parts = page_parts(site / "index.html")
+    assert sum(1 for src in parts.images if src.endswith("-s.jpg")) >= len(TASK_NAMES)
+    assert "Scores of the predictions" in text and "T4+" in text
+
+
+def test_items_are_chosen_with_the_seed(items):
+    rows = list(items.values())
+    a, b = choose_items(rows, 3, seed=0), choose_items(rows[::-1], 3, seed=0)
+    assert a == b and all(len(ids) == 3 for ids in a.values())
+    assert choose_items(rows, 3, seed=1) != a  # 10+ items per task: another seed draws others
+    assert choose_items(rows, 10_000, seed=0)["docking"] == sorted(i for i in items if i.startswith("docking/"))
+
+
+def test_item_page_shows_images_by_role_question_options_and_answer(site, items, page_parts):
+    for task in TASK_NAMES:
+        ids = choose_items(list(items.values()), PER_TASK, 0)[task]
+        for item_id in ids:
+            row = items[item_id]
+            page = site / task / item_page_name(item_id)
+            parts = page_parts(page)
+            text = "".join(parts.text)
+            roles = row["image_roles"]
+            plain = [r for r in roles if not r.startswith("option ")]
+            assert parts.captions == [f"{k + 1}. {r}" for k, r in enumerate(roles) if r in plain]
+            # each image of the row, in order, is shown as the JPEG of its own bytes
+            shown = [src.rsplit("/", 1)[1] for src in parts.images]
+            expected = [thumb_names(im["bytes"])[1] for im in row["images"]]
+            assert shown == expected, item_id
+            assert row["question"].split("\n")[0][:80] in text
+            assert row["answer"] in text
+            if row["options"]:
+                for k, opt in enumerate(row["options"]):
+                    assert f"{'ABCD'[k]}." in text and (opt in text)
+                n_opt_images = sum(r.startswith("option ") for r in roles)
+                assert sum("option" in a for a in parts.alts) == n_opt_images
+
+
+def test_predictions_show_reply_parsed_answer_and_the_scorers_score(site, items, random_predictions):
+    preds = read_predictions(random_predictions)
+    unanswered = next(i for i in sorted(items) if i not in preds)
+    for task in TASK_NAMES:
+        for item_id in choose_items(list(items.values()), PER_TASK, 0)[task]:
+            html = (site / task / item_page_name(item_id)).read_text()
+            s = score_item(items[item_id], preds.get(item_id))
+            assert f"{s.score:.3f} ({'exact' if s.exact else 'not exact'}; {s.status})" in html
+            if s.parsed is not None:
+                assert f"<code>{s.parsed}</code>" in html.replace("&#x27;", "'")
+            if item_id == unanswered:
+                assert "(no prediction)" in html and "missing" in html
+
+
+def test_oracle_predictions_score_full_marks_on_every_page(sample_dataset, items, tmp_path):
+    preds = tmp_path / "oracle.jsonl"
+    preds.write_text("".join(json.dumps({"id": i, "reply": it["answer"]}) + "\n" for i, it in items.items()))
+    out = tmp_path / "site"
+    build_site(sample_dataset, out, per_task=2, predictions=preds)
+    for page in out.glob("*/*-*.html"):
+        html = page.read_text()
+        assert "1.000 (exact; ok)" in html and "badge bad" not in html, page
+    assert "mean score 100.0%" in (out / "index.html").read_text()
+
+
+def test_metadata_block_holds_hbonds_and_motions(site, items):
+    shown = sorted((site / "pocket-ligand").glob("*-*.html"))
+    html = shown[0].read_text()
+    assert '<details class="meta"' in html and '<table class="hbonds">' in html
+    item_id = "pocket-ligand/" + shown[0].stem.replace("-", "/")
+    for bond in json.loads(items[item_id]["metadata"])["hbonds"]:
+        assert f"<td>{bond['pocket_atom_name']}</td><td>{bond['ligand_atom_name']}</td>" in html
+    rot = sorted((site / "rotation").glob("*-*.html"))[0].read_text()
+    rid = "rotation/" + sorted((site / "rotation").glob("*-*.html"))[0].stem.replace("-", "/")
+    cmd = json.loads(items[rid]["metadata"])["command"]
+    assert f"<code>{cmd['op']} {cmd['axis']} {cmd['value']}</code>" in rot
+    assert '<pre class="matrix">' in rot
+
+
+def test_thumbnails_are_small_jpegs_written_once(site, sample_dataset, random_predictions):
+    jpgs = sorted((site / "img").glob("*.jpg"))
+    assert jpgs
+    for f in jpgs:
+        with Image.open(f) as im:
+            assert im.format == "JPEG"
+            assert im.width <= (THUMB_PX if f.name.endswith("-s.jpg") else VIEW_PX)
+    before = {f: f.stat().st_mtime_ns for f in jpgs}
+    summary = build_site(sample_dataset, site, per_task=PER_TASK, predictions=random_predictions)
+    assert summary.images_written == 0 and summary.images > 0
+    assert {f: f.stat().st_mtime_ns for f in sorted((site / "img").glob("*.jpg"))} == before
+
+
+def test_a_smaller_rebuild_removes_the_pages_and_images_it_no_longer_needs(sample_dataset, tmp_path):
+    out = tmp_path / "site"
+    build_site(sample_dataset, out, per_task=3)
+    n_img = len(list((out / "img").iterdir()))
+    build_site(sample_dataset, out, per_task=1)
+    assert len(list(out.glob("*/*-*.html"))) == len(TASK_NAMES)
+    assert 0 < len(list((out / "img").iterdir())) < n_img
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_a_folder_of_other_files_is_refused(sample_dataset, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    assert main([str(sample_dataset), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not written by misi-view" in err and str(out) in err
+    assert (out / "notes.txt").read_text() == "keep me" and not (out / MARKER).exists()
+
+
+@pytest.mark.parametrize("line, message", [
+    ("not json", "malformed line"),
+    ('{"id": "nope/test/x/000", "reply": "A"}', "unknown item id"),
+])
+def test_bad_predictions_fail_with_one_line(sample_dataset, tmp_path, capsys, line, message):
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(line + "\n")
+    assert main([str(sample_dataset), "--out", str(tmp_path / "s"), "--predictions", str(preds)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "p.jsonl:1" in err
+
+
+def test_missing_dataset_fails_with_one_line(tmp_path, capsys):
+    assert main([str(tmp_path / "nothing"), "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("misi-view: error:") and err.count("\n") == 1
+
+
+def test_the_gallery_never_imports_numba_rendering_or_geometry():
+    code = ("import sys, misi_tasks.view.cli, misi_tasks.view.site; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('numba', 'misi_render', 'misi_geom')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
