@@ -18,6 +18,8 @@ from misi_tasks.names import TASK_NAMES
 
 __all__ = ["choose_items", "read_images"]
 
+_BATCH = 4  # rows per streamed batch
+
 
 def choose_items(items: Sequence[Mapping[str, Any]], per_task: int, seed: int = 0) -> dict[str, list[str]]:
     """Pick up to ``per_task`` item ids of every task, reproducibly.
@@ -49,23 +51,29 @@ def choose_items(items: Sequence[Mapping[str, Any]], per_task: int, seed: int = 
 def read_images(shards: Iterable[Path], wanted: set[str]) -> dict[str, list[bytes]]:
     """Return ``{id: [png bytes, ...]}`` for the ``wanted`` ids found in ``shards``.
 
-    Only the row groups that hold a wanted id are read, and of them only ``id`` and ``images``.
+    Only the row groups that hold a wanted id are read, of them only ``id`` and ``images``, and each
+    is streamed in small batches up to its last wanted row (a 64-row group of 1024 px images is
+    about 150 MB; the first item of a group costs a few MB).
     """
     found: dict[str, list[bytes]] = {}
     for path in shards:
         pf = pq.ParquetFile(path)
         ids = pf.read(columns=["id"]).column("id").to_pylist()
-        groups, start = [], 0
+        start = 0
         for g in range(pf.metadata.num_row_groups):
             n = pf.metadata.row_group(g).num_rows
-            if any(i in wanted for i in ids[start:start + n]):
-                groups.append(g)
+            hits = [k for k in range(n) if ids[start + k] in wanted]
             start += n
-        if not groups:
-            continue
-        table = pf.read_row_groups(groups, columns=["id", "images"])
-        images = table.column("images")
-        for k, item_id in enumerate(table.column("id").to_pylist()):
-            if item_id in wanted:
-                found[item_id] = [im["bytes"] for im in images[k].as_py()]
+            if not hits:
+                continue
+            row = 0
+            for batch in pf.iter_batches(batch_size=_BATCH, row_groups=[g], columns=["id", "images"]):
+                batch_ids = batch.column(0).to_pylist()
+                images = batch.column(1)
+                for k, item_id in enumerate(batch_ids):
+                    if item_id in wanted:
+                        found[item_id] = [im["bytes"] for im in images[k].as_py()]
+                row += batch.num_rows
+                if row > hits[-1]:
+                    break
     return found
