@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="misi-eval", description="Score replies to a misi (MiSI-Bench-style) dataset.")
     p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--predictions", type=Path, help="JSONL file: one {id, reply} object per line")
+    src.add_argument("--predictions", type=Path, action="append",
+                     help="JSONL file: one {id, reply} object per line (repeat to compare models in --plot/--html)")
     src.add_argument("--baseline", choices=BASELINES, help="score a built-in baseline instead")
     p.add_argument("--task", action="append", default=None, metavar="TASK",
                    help="task name or code to score (repeatable or comma-separated; default: all)")
@@ -99,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", action="store_true", help="print the paper's reference rows beside the result")
     p.add_argument("--pick", choices=("last", "first"), default="last",
                    help="which complete answer of a reply to score (default: last)")
+    p.add_argument("--plot", type=Path, metavar="PNG", help="chart of the scores beside the paper's rows (misi[viz])")
+    p.add_argument("--html", type=Path, metavar="FILE", help="HTML report: the chart and the tables (misi[viz])")
     return p
 
 
@@ -111,6 +114,10 @@ def _run(args: argparse.Namespace) -> int:
     tasks = None
     if args.task:
         tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]
+    more = args.predictions[1:] if args.predictions else []  # further models, for the comparison
+    args.predictions = args.predictions[0] if args.predictions else None
+    if more and (args.out_json or args.out_csv or args.out_items):
+        raise PredictionsError("--out-json/--out-csv/--out-items take one --predictions file")
     if args.write_predictions and not args.baseline:
         raise PredictionsError("--write-predictions needs --baseline")
     all_items = read_items(args.dataset, images=False)
@@ -150,6 +157,15 @@ def _run(args: argparse.Namespace) -> int:
         _write_text(args.out_csv, report_csv(report))
     if args.out_items:
         _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores))
+    runs = [(label, report)]
+    for path in more:
+        p = read_predictions(path, {it["id"] for it in all_items})
+        runs.append((path.name, summarize([score_item(it, p.get(it["id"]), pick=args.pick) for it in items])))
+        sys.stdout.write(f"\n{path.name}:\n" + render_table(runs[-1][1], label=path.name[:25]))
+    if args.plot or args.html:
+        from misi_tasks.eval_charts import write_charts  # needs matplotlib (misi[viz])
+
+        write_charts(runs, items, plot=args.plot, html=args.html, seed=args.seed, meta=meta)
     return 0
 
 
@@ -158,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (DatasetError, PredictionsError, ValueError, OSError) as exc:
+    except (DatasetError, PredictionsError, ValueError, OSError, RuntimeError) as exc:  # RuntimeError: no matplotlib
         print(f"misi-eval: error: {exc}", file=sys.stderr)
         return 2
 

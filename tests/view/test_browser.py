@@ -140,3 +140,14 @@ def test_the_checks_catch_a_broken_image_and_a_script_error(browser, tmp_path):
     blank.write_text("<!DOCTYPE html><html><head><link rel='icon' href='data:,'></head><body></body></html>")
     with pytest.raises(AssertionError, match="blank"):
         _check_page(browser, blank.as_uri())
+
+
+def test_the_eval_html_report_loads_with_its_chart(browser, sample_dataset, random_predictions, tmp_path):
+    pytest.importorskip("matplotlib", reason="the report chart needs the misi[viz] extra")
+    from misi_tasks.eval_cli import main
+
+    report = tmp_path / "report.html"
+    assert main(["--dataset", str(sample_dataset), "--predictions", str(random_predictions),
+                 "--html", str(report)]) == 0
+    images = _check_page(browser, report.as_uri())
+    assert len(images) == 1 and images[0][1] >= 1000
