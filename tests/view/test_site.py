@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -190,3 +192,25 @@ def test_the_gallery_never_imports_numba_rendering_or_geometry():
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_thumbnails_keep_the_picture(tmp_path):
+    from misi_tasks.view.thumbs import write_thumbs
+
+    rgb = np.zeros((1024, 1024, 3), np.uint8)
+    rgb[:512, :, 0] = 255  # top half red, bottom half blue
+    rgb[512:, :, 2] = 255
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG")
+    th = write_thumbs(buf.getvalue(), tmp_path)
+    assert th.written and not write_thumbs(buf.getvalue(), tmp_path).written
+    for name, width in ((th.medium, VIEW_PX), (th.small, THUMB_PX)):
+        a = np.asarray(Image.open(tmp_path / name))
+        assert a.shape == (width, width, 3)
+        assert (a[: width // 4, :, 0] > 230).all() and (a[-width // 4:, :, 2] > 230).all()
+    grey = io.BytesIO()
+    Image.fromarray(rgb[:100, :300, 0]).save(grey, format="PNG")  # mode L, not square
+    th = write_thumbs(grey.getvalue(), tmp_path)
+    assert Image.open(tmp_path / th.medium).mode == "RGB" and Image.open(tmp_path / th.medium).size == (300, 100)
+    with pytest.raises(ValueError, match="not a readable image"):
+        write_thumbs(b"not a png", tmp_path)

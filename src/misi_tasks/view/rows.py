@@ -8,7 +8,7 @@ the row groups (64 rows each) that hold a chosen item.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from misi_tasks.names import TASK_NAMES
 
-__all__ = ["choose_items", "read_images"]
+__all__ = ["choose_items", "iter_images", "read_images"]
 
 _BATCH = 4  # rows per streamed batch
 
@@ -49,13 +49,18 @@ def choose_items(items: Sequence[Mapping[str, Any]], per_task: int, seed: int = 
 
 
 def read_images(shards: Iterable[Path], wanted: set[str]) -> dict[str, list[bytes]]:
-    """Return ``{id: [png bytes, ...]}`` for the ``wanted`` ids found in ``shards``.
+    """Return ``{id: [png bytes, ...]}`` for the ``wanted`` ids found in ``shards``
+    (see :func:`iter_images`)."""
+    return dict(iter_images(shards, wanted))
+
+
+def iter_images(shards: Iterable[Path], wanted: set[str]) -> Iterator[tuple[str, list[bytes]]]:
+    """Yield ``(id, [png bytes, ...])`` for the ``wanted`` ids found in ``shards``, as they are read.
 
     Only the row groups that hold a wanted id are read, of them only ``id`` and ``images``, and each
     is streamed in small batches up to its last wanted row (a 64-row group of 1024 px images is
     about 150 MB; the first item of a group costs a few MB).
     """
-    found: dict[str, list[bytes]] = {}
     for path in shards:
         pf = pq.ParquetFile(path)
         ids = pf.read(columns=["id"]).column("id").to_pylist()
@@ -72,8 +77,7 @@ def read_images(shards: Iterable[Path], wanted: set[str]) -> dict[str, list[byte
                 images = batch.column(1)
                 for k, item_id in enumerate(batch_ids):
                     if item_id in wanted:
-                        found[item_id] = [im["bytes"] for im in images[k].as_py()]
+                        yield item_id, [im["bytes"] for im in images[k].as_py()]
                 row += batch.num_rows
                 if row > hits[-1]:
                     break
-    return found

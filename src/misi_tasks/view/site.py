@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from misi_tasks.dataset import DatasetError, read_items
 from misi_tasks.eval_cli import read_predictions
@@ -36,8 +37,8 @@ from misi_tasks.view.pages import (
     report_table,
     task_page,
 )
-from misi_tasks.view.rows import choose_items, read_images
-from misi_tasks.view.thumbs import write_thumbs
+from misi_tasks.view.rows import choose_items, iter_images
+from misi_tasks.view.thumbs import thumb_names, write_thumbs
 
 __all__ = ["MARKER", "SiteSummary", "build_site"]
 
@@ -133,26 +134,28 @@ def build_site(
     chosen = choose_items(rows, per_task, seed)
     wanted = {i for ids in chosen.values() for i in ids}
     shards = sorted(p for t in chosen for p in (dataset / "data" / t).glob("*.parquet"))
-    images = read_images(shards, wanted)
-
     img_dir = out / "img"
     img_dir.mkdir(parents=True, exist_ok=True)
-    order = [(i, k, png) for i in sorted(wanted) for k, png in enumerate(images.get(i, []))]
 
-    def convert(job):
-        item_id, k, png = job
+    def convert(item_id: str, k: int, png: bytes):
         try:
             return write_thumbs(png, img_dir)
         except ValueError as exc:
             raise DatasetError(f"{dataset}: item {item_id} image {k + 1}: {exc}") from None
 
+    # conversions run in threads while the next row groups are read (Pillow and Arrow release the GIL)
+    # an image shared by several items (same bytes, same name) is converted by one task only
+    futures: dict[str, list] = {}
+    by_name: dict[str, Any] = {}
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        thumbs = list(pool.map(convert, order))
-    small: dict[str, list[str]] = {}
-    medium: dict[str, list[str]] = {}
-    for (item_id, _, _), th in zip(order, thumbs):
-        small.setdefault(item_id, []).append(th.small)
-        medium.setdefault(item_id, []).append(th.medium)
+        for item_id, pngs in iter_images(shards, wanted):
+            futures[item_id] = [by_name.get(thumb_names(png)[1]) or by_name.setdefault(
+                thumb_names(png)[1], pool.submit(convert, item_id, k, png)) for k, png in enumerate(pngs)]
+        done = {i: [f.result() for f in fs] for i, fs in futures.items()}
+    thumbs = [th for i in sorted(done) for th in done[i]]
+    converted = sum(f.result().written for f in by_name.values())
+    small = {i: [th.small for th in ths] for i, ths in done.items()}
+    medium = {i: [th.medium for th in ths] for i, ths in done.items()}
 
     counts: dict[str, dict[str, int]] = {}
     scored: dict[str, list[float]] = {}
@@ -194,5 +197,5 @@ def build_site(
     marker = dict(tool="misi-view", dataset=str(dataset.resolve()), per_task=per_task, seed=seed,
                   predictions=str(Path(predictions).resolve()) if predictions is not None else None)
     write_atomic(out / MARKER, (json.dumps(marker, indent=2) + "\n").encode())
-    return SiteSummary(out, len(rows), len(wanted), len(thumbs), sum(th.written for th in thumbs),
+    return SiteSummary(out, len(rows), len(wanted), len(thumbs), converted,
                        len(written), time.perf_counter() - t0)
