@@ -265,7 +265,7 @@ def write_card_figures(dataset: str | Path, input_dir: str | Path) -> list[tuple
     atoms = heavy_atom_counts(Path(input_dir), sorted({it["complex_id"] for it in items}))
     if atoms:
         made.append(("Heavy atoms per complex", "heavy_atoms.png", _atoms_figure(atoms)))
-    made.append(("One example per task (its first image)", "examples.png", _examples_figure(dataset, items)))
+    made.append(("One example per task", "examples.png", _examples_figure(dataset, items)))
     for _, name, fig in made:
         save_figure(fig, folder / name)
     return [(caption, f"{FIGURES_DIR}/{name}") for caption, name, _ in made]

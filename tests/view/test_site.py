@@ -61,7 +61,7 @@ def test_index_has_one_card_per_task_with_counts_and_scores(site, items, page_pa
         assert f'href="{task}/index.html"' in text
     parts = page_parts(site / "index.html")
     assert sum(1 for src in parts.images if src.endswith("-s.jpg")) >= len(TASK_NAMES)
-    assert "Scores of the predictions" in text and "T4+" in text
+    assert "Scores of the predictions" in text and "<th>T4+</th>" in text
 
 
 def test_items_are_chosen_with_the_seed(items):

@@ -149,11 +149,14 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
 
 
 def report_table(rows: Sequence[tuple[str, int, float, float]]) -> str:
-    """HTML table of (column, items, score %, exact %) rows for the index page."""
-    body = "".join(f"<tr><td>{escape(c)}</td><td>{n}</td><td>{s:.1f}</td><td>{e:.1f}</td></tr>"
-                   for c, n, s, e in rows)
-    return ("<section class=\"report\"><h2>Scores of the predictions</h2><table><thead><tr><th>column</th>"
-            "<th>items</th><th>score %</th><th>exact %</th></tr></thead><tbody>" + body + "</tbody></table></section>\n")
+    """HTML table of (column, items, score %, exact %) rows for the index page, one column per report column."""
+    head = "".join(f"<th>{escape(c)}</th>" for c, _, _, _ in rows)
+    line = lambda name, cells: f"<tr><th>{name}</th>{cells}</tr>"  # noqa: E731
+    body = (line("items", "".join(f"<td>{n}</td>" for _, n, _, _ in rows))
+            + line("score %", "".join(f"<td>{s:.1f}</td>" for _, _, s, _ in rows))
+            + line("exact %", "".join(f"<td>{e:.1f}</td>" for _, _, _, e in rows)))
+    return ("<section class=\"report\"><h2>Scores of the predictions (every predicted item)</h2><table>"
+            f"<thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table></section>\n")
 
 
 # ---------------------------------------------------------------- task page
@@ -224,7 +227,7 @@ def _meta_value(v: Any) -> str:
     if _is_matrix(v):
         return _matrix(v)
     if isinstance(v, list) and v and all(_is_matrix(m) for m in v):
-        return "".join(f"<p>option {i}</p>{_matrix(m)}" for i, m in enumerate(v))
+        return "".join(f"<p>canonical option {i}</p>{_matrix(m)}" for i, m in enumerate(v))
     if _is_hbond(v):
         return _hbond_table([v])
     if isinstance(v, list) and all(_is_hbond(b) for b in v):
