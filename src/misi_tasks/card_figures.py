@@ -6,7 +6,8 @@ embeds them in the card:
 - ``items_per_task.png`` — items per task and split;
 - ``answers.png`` — the distribution of answers of every task (axes and signed distances for T1,
   axes and angle bins for T2, zoom distances for T3, negatives and bonds per positive for T4,
-  MC letters for T5/T6/T8, roll angle against move for T7, H-bonds per complex for T9);
+  MC letters for T5/T6/T8, roll angle against move for T7, H-bonds per complex for T9), drawn by
+  the kind of answer (the parsed type), never by the task's name;
 - ``heavy_atoms.png`` — pocket and ligand heavy atoms per complex (a histogram beyond 60 complexes);
 - ``examples.png`` — a contact sheet of the first image of one item per task.
 
@@ -29,7 +30,7 @@ import numpy as np
 from misi_tasks._mpl import PALETTE, VIZ_MISSING, have_matplotlib, new_figure, save_figure
 import pyarrow.parquet as pq
 
-from misi_tasks.names import MC_TASKS, SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks.names import SPLITS, TASK_CODES, TASK_NAMES
 from misi_tasks.parsing import BondList, Choice, Docking, Move, Roll, parse_answer
 
 __all__ = ["FIGURES_DIR", "card_figures_markdown", "write_card_figures"]
@@ -98,42 +99,47 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
-def _answer_panel(ax, task: str, parsed: list[Any]) -> None:
-    if task in MC_TASKS:
-        c = Counter(p.letter for p in parsed if isinstance(p, Choice))
+def _answer_panel(ax, parsed: list[Any]) -> None:
+    """Draw the distribution of one task's parsed answers; the kind of answer (its parsed type), not
+    the task's name, picks the drawing."""
+    kinds = {type(p) for p in parsed if p is not None}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    if kind is Choice:
+        c = Counter(p.letter for p in parsed)
         _bars(ax, list("ABCD"), {"letter": [c[x] for x in "ABCD"]})
         ax.set_xlabel("correct letter", fontsize=8)
-    elif task in ("translation", "zooming", "rotation"):
-        vals = [(p.axis, p.dist_A if isinstance(p, Move) else p.angle_deg) for p in parsed
-                if isinstance(p, (Move, Roll))]
+    elif kind in (Move, Roll):
+        vals = [(p.axis, p.dist_A if kind is Move else p.angle_deg) for p in parsed]
         axes = sorted({a for a, _ in vals})
         levels = sorted({v for _, v in vals})
-        if task == "zooming" and levels and all(float(v).is_integer() for v in levels):
+        if kind is Move and len(axes) == 1 and all(float(v).is_integer() for v in levels):
             levels = list(range(int(levels[0]), int(levels[-1]) + 1))  # show the gaps too
         c = Counter(vals)
         _bars(ax, [_fmt(v) for v in levels], {f"axis {a}": [c[(a, v)] for v in levels] for a in axes})
-        ax.set_xlabel("angle (°)" if task == "rotation" else "distance (Å)", fontsize=8)
-    elif task == "docking":
+        ax.set_xlabel("distance (Å)" if kind is Move else "angle (°)", fontsize=8)
+    elif kind is Docking:
         for k, axis in enumerate("xyz"):
-            pts = [(p.roll.angle_deg, p.move.dist_A) for p in parsed if isinstance(p, Docking) and p.roll.axis == axis]
+            pts = [(p.roll.angle_deg, p.move.dist_A) for p in parsed if p.roll.axis == axis]
             if pts:
                 a = np.array(pts)
                 ax.scatter(a[:, 0], a[:, 1], s=12, color=PALETTE[k], label=f"roll {axis}", alpha=0.8)
         ax.axhline(0, color="0.7", lw=0.5)
         ax.set_xlabel("roll angle (°)", fontsize=8)
-        ax.set_ylabel("move x (Å)", fontsize=8)
+        ax.set_ylabel("move (Å)", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
-    elif task == "residue-ligand":
-        c = Counter(len(p.bonds) for p in parsed if isinstance(p, BondList))
+    elif kind is BondList and any(p.with_yes for p in parsed):  # "No" / "Yes: ..." about one residue
+        c = Counter(len(p.bonds) for p in parsed)
         levels = sorted(c)
         _bars(ax, ["No (T4-)" if n == 0 else f"{n} bond{'s' * (n > 1)}" for n in levels],
               {"items": [c[n] for n in levels]})
         ax.set_xlabel("answer (positives: H-bonds listed)", fontsize=8)
-    else:  # pocket-ligand and anything else with a bond list
-        c = Counter(len(p.bonds) for p in parsed if isinstance(p, BondList))
-        levels = list(range(min(c, default=0), max(c, default=0) + 1))
+    elif kind is BondList:  # every H-bond of a complex
+        c = Counter(len(p.bonds) for p in parsed)
+        levels = list(range(min(c), max(c) + 1))
         _bars(ax, [str(n) for n in levels], {"complexes": [c[n] for n in levels]})
         ax.set_xlabel("H-bonds per complex", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "answers of mixed or unknown form", ha="center", va="center", transform=ax.transAxes)
     ax.tick_params(labelsize=7)
 
 
@@ -149,7 +155,7 @@ def _answers_figure(items: Sequence[Mapping[str, Any]]):
     fig.suptitle("Answers per task")
     for k, task in enumerate(tasks):
         ax = fig.add_subplot(rows, cols, k + 1)
-        _answer_panel(ax, task, by_task[task])
+        _answer_panel(ax, by_task[task])
         ax.set_title(f"{TASK_CODES.get(task, '?')} {task} ({len(by_task[task])})", fontsize=9)
     fig.subplots_adjust(left=0.06, right=0.98, top=1 - 0.6 / fig.get_figheight(), bottom=0.7 / fig.get_figheight(),
                         wspace=0.25, hspace=0.75)
