@@ -22,6 +22,7 @@ from dataclasses import asdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks._mpl import MatplotlibMissing
 from misi_tasks.dataset import DatasetError, list_splits, read_items
 from misi_tasks.names import SPLITS, TASK_CODES, resolve_task
 from misi_tasks.report import render_table, report_csv, report_json, summarize
@@ -174,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (DatasetError, PredictionsError, ValueError, OSError, RuntimeError) as exc:  # RuntimeError: no matplotlib
+    except (DatasetError, PredictionsError, ValueError, OSError, MatplotlibMissing) as exc:
         print(f"misi-eval: error: {exc}", file=sys.stderr)
         return 2
 
