@@ -5,6 +5,7 @@ Usage::
     misi-eval --dataset OUT --predictions preds.jsonl [--task T1 --task docking] [--split test]
               [--out-json report.json] [--out-csv report.csv] [--out-items items.jsonl] [--reference]
     misi-eval --dataset OUT --baseline oracle|random [--seed 0] [--write-predictions preds.jsonl]
+    misi-eval --dataset OUT --predictions a.jsonl [--compare b.jsonl ...] --plot report.png --html report.html
 
 ``preds.jsonl`` holds one JSON object per line with the item ``id`` and the model's ``reply``
 (aliases ``prediction``, ``response``; ``null`` is an empty, unparseable reply). Unknown ids, duplicate ids
@@ -86,8 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="misi-eval", description="Score replies to a misi (MiSI-Bench-style) dataset.")
     p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--predictions", type=Path, action="append",
-                     help="JSONL file: one {id, reply} object per line (repeat to compare models in --plot/--html)")
+    src.add_argument("--predictions", type=Path, help="JSONL file: one {id, reply} object per line")
     src.add_argument("--baseline", choices=BASELINES, help="score a built-in baseline instead")
     p.add_argument("--task", action="append", default=None, metavar="TASK",
                    help="task name or code to score (repeatable or comma-separated; default: all)")
@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", action="store_true", help="print the paper's reference rows beside the result")
     p.add_argument("--pick", choices=("last", "first"), default="last",
                    help="which complete answer of a reply to score (default: last)")
+    p.add_argument("--compare", type=Path, action="append", default=[], metavar="FILE",
+                   help="another model's JSONL predictions, scored on the same items and drawn beside (repeatable)")
     p.add_argument("--plot", type=Path, metavar="PNG", help="chart of the scores beside the paper's rows (misi[viz])")
     p.add_argument("--html", type=Path, metavar="FILE", help="HTML report: the chart and the tables (misi[viz])")
     return p
@@ -115,10 +117,6 @@ def _run(args: argparse.Namespace) -> int:
     tasks = None
     if args.task:
         tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]
-    more = args.predictions[1:] if args.predictions else []  # further models, for the comparison
-    args.predictions = args.predictions[0] if args.predictions else None
-    if more and (args.out_json or args.out_csv or args.out_items):
-        raise PredictionsError("--out-json/--out-csv/--out-items take one --predictions file")
     if args.write_predictions and not args.baseline:
         raise PredictionsError("--write-predictions needs --baseline")
     all_items = read_items(args.dataset, images=False)
@@ -139,6 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         preds = read_predictions(args.predictions, {it["id"] for it in all_items})
     selected = {it["id"] for it in items}
     ignored = sum(1 for k in preds if k not in selected)
+    others = [(p.name, read_predictions(p, {it["id"] for it in all_items})) for p in args.compare]  # fail early
     scores = [score_item(it, preds.get(it["id"]), pick=args.pick) for it in items]
     report = summarize(scores)
     label = f"baseline {args.baseline}" if args.baseline else args.predictions.name
@@ -159,10 +158,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.out_items:
         _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores))
     runs = [(label, report)]
-    for path in more:
-        p = read_predictions(path, {it["id"] for it in all_items})
-        runs.append((path.name, summarize([score_item(it, p.get(it["id"]), pick=args.pick) for it in items])))
-        sys.stdout.write(f"\n{path.name}:\n" + render_table(runs[-1][1], label=path.name[:25]))
+    for name, other in others:  # further models: printed, and drawn beside the first in --plot/--html
+        runs.append((name, summarize([score_item(it, other.get(it["id"]), pick=args.pick) for it in items])))
+        sys.stdout.write(f"\n{name}:\n" + render_table(runs[-1][1], label=name[:25]))
     if args.plot or args.html:
         from misi_tasks.eval_charts import write_charts  # needs matplotlib (misi[viz])
 

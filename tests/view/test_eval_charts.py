@@ -63,7 +63,7 @@ def test_cli_writes_one_chart_and_report_for_several_models(sample_dataset, rand
                                                              tmp_path, capsys):
     png, html = tmp_path / "out" / "report.png", tmp_path / "report.html"
     code = main(["--dataset", str(sample_dataset), "--predictions", str(random_predictions),
-                 "--predictions", str(oracle_file), "--plot", str(png), "--html", str(html)])
+                 "--compare", str(oracle_file), "--plot", str(png), "--html", str(html)])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "oracle.jsonl:" in out  # the second model's table is printed too
@@ -81,12 +81,14 @@ def test_cli_writes_one_chart_and_report_for_several_models(sample_dataset, rand
     assert re.findall(r"<td>([^<]*)</td>", human)[1:] == [f"{REFERENCE_RESULTS['human'][c]:.2f}" for c in COLUMNS]
 
 
-def test_several_models_with_a_single_file_output_fail_in_one_line(sample_dataset, random_predictions,
-                                                                    oracle_file, tmp_path, capsys):
+def test_a_bad_comparison_file_fails_in_one_line(sample_dataset, random_predictions, tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "nope/test/x/000", "reply": "A"}\n')
     code = main(["--dataset", str(sample_dataset), "--predictions", str(random_predictions),
-                 "--predictions", str(oracle_file), "--out-json", str(tmp_path / "r.json")])
+                 "--compare", str(bad), "--plot", str(tmp_path / "r.png")])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "one --predictions file" in err
+    assert code == 2 and err.count("\n") == 1 and "bad.jsonl:1" in err and "unknown item id" in err, err
+    assert not (tmp_path / "r.png").exists()
 
 
 def test_without_matplotlib_the_plot_fails_in_one_line(sample_dataset, tmp_path, capsys, monkeypatch):
