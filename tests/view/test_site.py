@@ -20,7 +20,7 @@ from misi_tasks.scoring import score_item
 from misi_tasks.view import MARKER, build_site
 from misi_tasks.view.cli import main
 from misi_tasks.view.pages import item_page_name
-from misi_tasks.view.rows import choose_items
+from misi_tasks.view.rows import POOL_FACTOR, choose_items, row_groups
 from misi_tasks.view.thumbs import THUMB_PX, VIEW_PX, thumb_names
 
 PER_TASK = 4
@@ -36,6 +36,13 @@ def site(sample_dataset, random_predictions, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def items(sample_dataset) -> dict[str, dict]:
     return {it["id"]: it for it in read_items(sample_dataset)}
+
+
+@pytest.fixture(scope="module")
+def shown(sample_dataset, items) -> dict[str, list[str]]:
+    """The items the site shows: drawn as build_site draws them, by row groups."""
+    groups = row_groups(sorted((sample_dataset / "data").glob("*/*.parquet")))
+    return choose_items(list(items.values()), PER_TASK, 0, group_of=groups)
 
 
 def _pages(site: Path) -> list[Path]:
@@ -64,6 +71,24 @@ def test_index_has_one_card_per_task_with_counts_and_scores(site, items, page_pa
     assert "Scores of the predictions" in text and "<th>T4+</th>" in text
 
 
+def test_shown_pages_are_the_drawn_items(site, shown):
+    for task in TASK_NAMES:
+        assert sorted(p.name for p in (site / task).glob("*-*.html")) == sorted(item_page_name(i) for i in shown[task])
+
+
+def test_a_draw_by_row_groups_reads_few_groups_and_is_reproducible():
+    rows = [{"id": f"docking/train/c{k:03d}/{j}", "task": "docking"} for k in range(100) for j in range(6)]
+    group_of = {r["id"]: k // 64 for k, r in enumerate(rows)}  # 600 rows in 10 row groups of 64
+    picks = choose_items(rows, 20, seed=3, group_of=group_of)["docking"]
+    assert len(picks) == 20 and picks == choose_items(rows[::-1], 20, seed=3, group_of=group_of)["docking"]
+    used = {group_of[i] for i in picks}
+    assert len(used) <= -(-POOL_FACTOR * 20 // 64) + 1  # enough groups for 80 rows: 2
+    assert len({i.split("/")[2] for i in picks}) >= 12  # still many complexes
+    assert choose_items(rows, 20, seed=4, group_of=group_of)["docking"] != picks
+    few = choose_items(rows[:50], 20, seed=3, group_of=group_of)["docking"]  # under 4 x 20 rows: all rows
+    assert few == sorted(choose_items(rows[:50], 20, seed=3)["docking"])
+
+
 def test_items_are_chosen_with_the_seed(items):
     rows = list(items.values())
     a, b = choose_items(rows, 3, seed=0), choose_items(rows[::-1], 3, seed=0)
@@ -72,10 +97,9 @@ def test_items_are_chosen_with_the_seed(items):
     assert choose_items(rows, 10_000, seed=0)["docking"] == sorted(i for i in items if i.startswith("docking/"))
 
 
-def test_item_page_shows_images_by_role_question_options_and_answer(site, items, page_parts):
+def test_item_page_shows_images_by_role_question_options_and_answer(site, items, shown, page_parts):
     for task in TASK_NAMES:
-        ids = choose_items(list(items.values()), PER_TASK, 0)[task]
-        for item_id in ids:
+        for item_id in shown[task]:
             row = items[item_id]
             page = site / task / item_page_name(item_id)
             parts = page_parts(page)
@@ -84,9 +108,9 @@ def test_item_page_shows_images_by_role_question_options_and_answer(site, items,
             plain = [r for r in roles if not r.startswith("option ")]
             assert parts.captions == [f"{k + 1}. {r}" for k, r in enumerate(roles) if r in plain]
             # each image of the row, in order, is shown as the JPEG of its own bytes
-            shown = [src.rsplit("/", 1)[1] for src in parts.images]
+            img_names = [src.rsplit("/", 1)[1] for src in parts.images]
             expected = [thumb_names(im["bytes"])[1] for im in row["images"]]
-            assert shown == expected, item_id
+            assert img_names == expected, item_id
             assert row["question"].split("\n")[0][:80] in text
             assert row["answer"] in text
             if row["options"]:
@@ -96,11 +120,11 @@ def test_item_page_shows_images_by_role_question_options_and_answer(site, items,
                 assert sum("option" in a for a in parts.alts) == n_opt_images
 
 
-def test_predictions_show_reply_parsed_answer_and_the_scorers_score(site, items, random_predictions):
+def test_predictions_show_reply_parsed_answer_and_the_scorers_score(site, items, shown, random_predictions):
     preds = read_predictions(random_predictions)
     unanswered = next(i for i in sorted(items) if i not in preds)
     for task in TASK_NAMES:
-        for item_id in choose_items(list(items.values()), PER_TASK, 0)[task]:
+        for item_id in shown[task]:
             html = (site / task / item_page_name(item_id)).read_text()
             s = score_item(items[item_id], preds.get(item_id))
             assert f"{s.score:.3f} ({'exact' if s.exact else 'not exact'}; {s.status})" in html
@@ -122,10 +146,10 @@ def test_oracle_predictions_score_full_marks_on_every_page(sample_dataset, items
 
 
 def test_metadata_block_holds_hbonds_and_motions(site, items):
-    shown = sorted((site / "pocket-ligand").glob("*-*.html"))
-    html = shown[0].read_text()
+    t9_pages = sorted((site / "pocket-ligand").glob("*-*.html"))
+    html = t9_pages[0].read_text()
     assert '<details class="meta"' in html and '<table class="hbonds">' in html
-    item_id = "pocket-ligand/" + shown[0].stem.replace("-", "/")
+    item_id = "pocket-ligand/" + t9_pages[0].stem.replace("-", "/")
     for bond in json.loads(items[item_id]["metadata"])["hbonds"]:
         assert f"<td>{bond['pocket_atom_name']}</td><td>{bond['ligand_atom_name']}</td>" in html
     rot = sorted((site / "rotation").glob("*-*.html"))[0].read_text()

@@ -1,8 +1,9 @@
 """Choosing the items a gallery shows and reading only their images from the Parquet shards.
 
 A dataset of thousands of items holds gigabytes of PNGs; the gallery shows a few per task. The text
-columns of every item are read once (fast, no images); the ``images`` column is then read only from
-the row groups (64 rows each) that hold a chosen item.
+columns of every item are read once (fast, no images); items are drawn from a few random row groups
+(64 rows each) of each task, and the ``images`` column is read only from the row groups that hold a
+chosen item, streamed up to the last chosen row.
 """
 
 from __future__ import annotations
@@ -16,16 +17,42 @@ import pyarrow.parquet as pq
 
 from misi_tasks.names import TASK_NAMES
 
-__all__ = ["choose_items", "iter_images", "read_images"]
+__all__ = ["POOL_FACTOR", "choose_items", "iter_images", "read_images", "row_groups"]
 
 _BATCH = 4  # rows per streamed batch
+#: A draw by row groups takes groups until they hold this many times the items wanted.
+POOL_FACTOR = 4
 
 
-def choose_items(items: Sequence[Mapping[str, Any]], per_task: int, seed: int = 0) -> dict[str, list[str]]:
+def row_groups(shards: Iterable[Path]) -> dict[str, tuple[str, int]]:
+    """``{item id: (shard path, row group)}`` of every item in ``shards`` (reads only the ``id`` column)."""
+    where: dict[str, tuple[str, int]] = {}
+    for path in shards:
+        pf = pq.ParquetFile(path)
+        ids = pf.read(columns=["id"]).column("id").to_pylist()
+        start = 0
+        for g in range(pf.metadata.num_row_groups):
+            n = pf.metadata.row_group(g).num_rows
+            for item_id in ids[start:start + n]:
+                where[item_id] = (str(path), g)
+            start += n
+    return where
+
+
+def choose_items(
+    items: Sequence[Mapping[str, Any]],
+    per_task: int,
+    seed: int = 0,
+    group_of: Mapping[str, Any] | None = None,
+) -> dict[str, list[str]]:
     """Pick up to ``per_task`` item ids of every task, reproducibly.
 
     The draw depends only on the seed, the task and the set of ids (not on the reading order),
     and the picks are returned in id order, so the same dataset and seed give the same gallery.
+    With ``group_of`` (item id -> row group, see :func:`row_groups`) the draw first takes row groups
+    at random until they hold :data:`POOL_FACTOR` x ``per_task`` items and then samples those, so a
+    large dataset is read only in part: 20 items drawn from 80+ rows of a task whose rows run in
+    complex order still come from about as many complexes as a draw from all rows would give.
 
     Examples
     --------
@@ -42,8 +69,21 @@ def choose_items(items: Sequence[Mapping[str, Any]], per_task: int, seed: int = 
     out: dict[str, list[str]] = {}
     for task in sorted(by_task, key=lambda t: (TASK_NAMES.index(t) if t in TASK_NAMES else 99, t)):
         ids = sorted(by_task[task])
+        rng = random.Random(f"{seed}:{task}")
+        if group_of is not None and len(ids) > POOL_FACTOR * per_task:
+            groups: dict[Any, list[str]] = {}
+            for i in ids:
+                groups.setdefault(group_of[i], []).append(i)
+            order = sorted(groups)
+            rng.shuffle(order)
+            pool: list[str] = []
+            for key in order:
+                if len(pool) >= POOL_FACTOR * per_task:
+                    break
+                pool += groups[key]
+            ids = sorted(pool)
         if len(ids) > per_task:
-            ids = sorted(random.Random(f"{seed}:{task}").sample(ids, per_task))
+            ids = sorted(rng.sample(ids, per_task))
         out[task] = ids
     return out
 

@@ -37,7 +37,7 @@ from misi_tasks.view.pages import (
     report_table,
     task_page,
 )
-from misi_tasks.view.rows import choose_items, iter_images
+from misi_tasks.view.rows import choose_items, iter_images, row_groups
 from misi_tasks.view.thumbs import thumb_names, write_thumbs
 
 __all__ = ["MARKER", "SiteSummary", "build_site"]
@@ -131,7 +131,8 @@ def build_site(
         rep = summarize(scores)
         report_html = report_table([(c, st.items, st.score_pct, st.exact_pct) for c, st in rep.columns.items()])
         notes.append(f"predictions {Path(predictions).name}: {len(replies)} replies scored with misi-eval's scorer")
-    chosen = choose_items(rows, per_task, seed)
+    shards = sorted((dataset / "data").glob("*/*.parquet"))
+    chosen = choose_items(rows, per_task, seed, group_of=row_groups(shards))
     wanted = {i for ids in chosen.values() for i in ids}
     shards = sorted(p for t in chosen for p in (dataset / "data" / t).glob("*.parquet"))
     img_dir = out / "img"
