@@ -160,20 +160,50 @@ def report_table(rows: Sequence[tuple[str, int, float, float]]) -> str:
 
 
 # ---------------------------------------------------------------- task page
+def _options_line(iv: ItemView, root: str) -> str:
+    """The options of an MC item in one line: letter, text or a small image, answer and pick marked."""
+    row = iv.row
+    if not row["options"]:
+        return ""
+    roles = list(row["image_roles"])
+    picked = iv.prediction.parsed if iv.prediction is not None else None
+    cells = []
+    for k, text in enumerate(row["options"]):
+        letter = "ABCD"[k] if k < 4 else str(k)
+        role = f"option {letter}"
+        body = escape(text)
+        if not text and role in roles and roles.index(role) < len(iv.small):
+            body = _img(f"{root}img/{iv.small[roles.index(role)]}", f"{row['id']} {role}")
+        cls = ["opt"] + (["correct"] if letter == row["answer"] else []) + (["picked"] if picked == letter else [])
+        cells.append(f"<span class=\"{' '.join(cls)}\"><b>{letter}</b> {body}</span>")
+    return f"<div class=\"optline\">{''.join(cells)}</div>"
+
+
 def task_page(tv: TaskView, title: str) -> str:
-    """A task's page: its shown items as cards (image strip, answer, prediction) linking to item pages."""
+    """A task's page: each shown item as a card — images in order labelled by role, the question
+    (folded), the options, the answer and the model's reply, parsed answer and score — linking to
+    its item page (large images, metadata)."""
     code = TASK_CODES.get(tv.task, "?")
     cards = []
     for iv in tv.items:
         row = iv.row
-        strip = "".join(_img(f"../img/{s}", f"{row['id']} {role}") for s, role in zip(iv.small, row["image_roles"]))
+        rid = row["id"]
+        strip = "".join(
+            f"<figure class=\"thumb\">{_img(f'../img/{s}', f'{rid} {role}')}"
+            f"<figcaption>{escape(role)}</figcaption></figure>"
+            for s, role in zip(iv.small, row["image_roles"]) if not role.startswith("option "))
         pred = ""
         if iv.prediction is not None:
-            parsed = iv.prediction.parsed if iv.prediction.parsed is not None else "—"
-            pred = f"<p class=\"pred\">model: <code>{escape(parsed)}</code> {_badge(iv.prediction)}</p>"
+            p = iv.prediction
+            reply = "(no prediction)" if p.reply is None else p.reply
+            parsed = p.parsed if p.parsed is not None else "—"
+            pred = (f"<p class=\"pred\">model: <code>{escape(parsed)}</code> {_badge(p)}</p>"
+                    f"<details class=\"reply\"><summary>reply</summary><pre>{escape(reply)}</pre></details>")
         cards.append(
             f"<article class=\"itemcard\"><h3><a href=\"{escape(iv.page)}\">{escape(row['id'])}</a></h3>"
             f"<div class=\"strip\">{strip}</div>"
+            f"<details class=\"q\"><summary>question</summary><pre class=\"question\">{escape(row['question'])}</pre>"
+            f"</details>{_options_line(iv, '../')}"
             f"<p class=\"answer\">answer: <code>{escape(row['answer'])}</code></p>{pred}</article>"
         )
     counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
