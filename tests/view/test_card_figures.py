@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,6 @@ pytest.importorskip("matplotlib", reason="the card figures need the misi[viz] ex
 
 from misi_tasks import card_figures  # noqa: E402
 from misi_tasks._mpl import VIZ_MISSING  # noqa: E402
-from misi_tasks.dataset import read_items  # noqa: E402
 from misi_tasks.names import TASK_CODES  # noqa: E402
 from misi_tasks.samples import sample_root  # noqa: E402
 

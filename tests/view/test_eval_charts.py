@@ -4,7 +4,6 @@ random baseline; several prediction files in one chart; one-line errors."""
 from __future__ import annotations
 
 import base64
-import io
 import json
 import re
 import sys

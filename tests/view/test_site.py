@@ -15,7 +15,7 @@ from PIL import Image
 
 from misi_tasks.dataset import read_items
 from misi_tasks.eval_cli import read_predictions
-from misi_tasks.names import TASK_CODES, TASK_NAMES
+from misi_tasks.names import TASK_NAMES
 from misi_tasks.scoring import score_item
 from misi_tasks.view import MARKER, build_site
 from misi_tasks.view.cli import main

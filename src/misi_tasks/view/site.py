@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from misi_tasks.dataset import DatasetError, read_items
 from misi_tasks.eval_cli import read_predictions
@@ -38,7 +38,7 @@ from misi_tasks.view.pages import (
     task_page,
 )
 from misi_tasks.view.rows import choose_items, iter_images, row_groups
-from misi_tasks.view.thumbs import thumb_names, write_thumbs
+from misi_tasks.view.thumbs import Thumb, thumb_names, write_thumbs
 
 __all__ = ["MARKER", "SiteSummary", "build_site"]
 
@@ -81,6 +81,73 @@ def _prune(out: Path, keep: set[Path]) -> None:
                     f.unlink()
 
 
+def _score(by_id: dict[str, dict], predictions: Path, pick: str) -> tuple[dict[str, Prediction], str]:
+    """Score every reply with the scorer's own ``score_item``; return them and the index's score table."""
+    replies = read_predictions(predictions, set(by_id))
+    preds: dict[str, Prediction] = {}
+    scores = []
+    for item_id, reply in replies.items():
+        s = score_item(by_id[item_id], reply, pick=pick)  # type: ignore[arg-type]
+        scores.append(s)
+        preds[item_id] = Prediction(reply, s.parsed, s.score, s.exact, s.status)
+    rep = summarize(scores)
+    return preds, report_table([(c, st.items, st.score_pct, st.exact_pct) for c, st in rep.columns.items()])
+
+
+def _convert_images(dataset: Path, shards: list[Path], wanted: set[str], img_dir: Path,
+                    workers: int) -> tuple[dict[str, list[Thumb]], int]:
+    """Thumbnails of every image of the ``wanted`` items: ``{id: [Thumb, ...]}`` and how many were new.
+
+    Conversions run in threads while the next row groups are read (Pillow and Arrow release the GIL);
+    an image shared by several items (same bytes, same name) is converted by one task only.
+    """
+    img_dir.mkdir(parents=True, exist_ok=True)
+
+    def convert(item_id: str, k: int, png: bytes) -> Thumb:
+        try:
+            return write_thumbs(png, img_dir)
+        except ValueError as exc:
+            raise DatasetError(f"{dataset}: item {item_id} image {k + 1}: {exc}") from None
+
+    futures: dict[str, list[Future]] = {}
+    by_name: dict[str, Future] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for item_id, pngs in iter_images(shards, wanted):
+            futures[item_id] = []
+            for k, png in enumerate(pngs):
+                name = thumb_names(png)[1]
+                if name not in by_name:
+                    by_name[name] = pool.submit(convert, item_id, k, png)
+                futures[item_id].append(by_name[name])
+        thumbs = {i: [f.result() for f in fs] for i, fs in futures.items()}
+    return thumbs, sum(f.result().written for f in by_name.values())
+
+
+def _task_views(rows: list[dict], chosen: dict[str, list[str]], thumbs: dict[str, list[Thumb]],
+                preds: dict[str, Prediction] | None) -> list[TaskView]:
+    """One :class:`TaskView` per task: counts per split, the shown items and (with predictions) scores."""
+    by_id = {r["id"]: r for r in rows}
+    counts: dict[str, Counter] = {}
+    scored: dict[str, list[float]] = {}
+    for r in rows:
+        counts.setdefault(r["task"], Counter())[r["split"]] += 1
+        if preds is not None and r["id"] in preds:
+            scored.setdefault(r["task"], []).append(preds[r["id"]].score)
+    missing = Prediction(None, None, 0.0, False, "missing")
+    views = []
+    for task, ids in chosen.items():
+        tv = TaskView(task, dict(counts[task]))
+        for i in ids:
+            th = thumbs.get(i, [])
+            pred = preds.get(i, missing) if preds is not None else None
+            tv.items.append(ItemView(by_id[i], [t.small for t in th], [t.medium for t in th], pred))
+        if preds is not None:
+            vals = scored.get(task, [])
+            tv.scored, tv.mean_score = len(vals), (sum(vals) / len(vals) if vals else None)
+        views.append(tv)
+    return views
+
+
 def build_site(
     dataset: str | os.PathLike,
     out: str | os.PathLike,
@@ -105,6 +172,8 @@ def build_site(
         A ``misi-eval`` JSONL predictions file: item pages then show the reply, parsed answer and score.
     workers : int, optional
         Threads converting images (default: the number of cores).
+    pick : {"last", "first"}
+        Which complete answer of a reply to score, as ``misi-eval --pick``.
 
     Raises
     ------
@@ -117,75 +186,30 @@ def build_site(
     rows = read_items(dataset, images=False)
     if not rows:
         raise DatasetError(f"{dataset}: the dataset has no items")
-    by_id = {r["id"]: r for r in rows}
-    preds: dict[str, Prediction] = {}
-    report_html, notes = "", [f"dataset {dataset.resolve().name}: {len(rows)} items, "
-                             f"{per_task} per task shown (seed {seed})"]
+    notes = [f"dataset {dataset.resolve().name}: {len(rows)} items, {per_task} per task shown (seed {seed})"]
+    preds, report_html = None, ""
     if predictions is not None:
-        replies = read_predictions(predictions, set(by_id))
-        scores = []
-        for item_id, reply in replies.items():
-            s = score_item(by_id[item_id], reply, pick=pick)  # type: ignore[arg-type]
-            scores.append(s)
-            preds[item_id] = Prediction(reply, s.parsed, s.score, s.exact, s.status)
-        rep = summarize(scores)
-        report_html = report_table([(c, st.items, st.score_pct, st.exact_pct) for c, st in rep.columns.items()])
-        notes.append(f"predictions {Path(predictions).name}: {len(replies)} replies scored with misi-eval's scorer")
-    shards = sorted((dataset / "data").glob("*/*.parquet"))
-    chosen = choose_items(rows, per_task, seed, group_of=row_groups(shards))
+        preds, report_html = _score({r["id"]: r for r in rows}, Path(predictions), pick)
+        notes.append(f"predictions {Path(predictions).name}: {len(preds)} replies scored with misi-eval's scorer")
+    # the marker first: an interrupted build leaves a folder that the next build may reuse
+    marker = dict(tool="misi-view", dataset=str(dataset.resolve()), per_task=per_task, seed=seed,
+                  predictions=str(Path(predictions).resolve()) if predictions is not None else None)
+    write_atomic(out / MARKER, (json.dumps(marker, indent=2) + "\n").encode())
+
+    chosen = choose_items(rows, per_task, seed, group_of=row_groups(sorted((dataset / "data").glob("*/*.parquet"))))
     wanted = {i for ids in chosen.values() for i in ids}
     shards = sorted(p for t in chosen for p in (dataset / "data" / t).glob("*.parquet"))
-    img_dir = out / "img"
-    img_dir.mkdir(parents=True, exist_ok=True)
+    thumbs, converted = _convert_images(dataset, shards, wanted, out / "img", workers or os.cpu_count() or 1)
+    views = _task_views(rows, chosen, thumbs, preds)
 
-    def convert(item_id: str, k: int, png: bytes):
-        try:
-            return write_thumbs(png, img_dir)
-        except ValueError as exc:
-            raise DatasetError(f"{dataset}: item {item_id} image {k + 1}: {exc}") from None
-
-    # conversions run in threads while the next row groups are read (Pillow and Arrow release the GIL)
-    # an image shared by several items (same bytes, same name) is converted by one task only
-    futures: dict[str, list] = {}
-    by_name: dict[str, Any] = {}
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        for item_id, pngs in iter_images(shards, wanted):
-            futures[item_id] = [by_name.get(thumb_names(png)[1]) or by_name.setdefault(
-                thumb_names(png)[1], pool.submit(convert, item_id, k, png)) for k, png in enumerate(pngs)]
-        done = {i: [f.result() for f in fs] for i, fs in futures.items()}
-    thumbs = [th for i in sorted(done) for th in done[i]]
-    converted = sum(f.result().written for f in by_name.values())
-    small = {i: [th.small for th in ths] for i, ths in done.items()}
-    medium = {i: [th.medium for th in ths] for i, ths in done.items()}
-
-    counts: dict[str, dict[str, int]] = {}
-    scored: dict[str, list[float]] = {}
-    for r in rows:
-        counts.setdefault(r["task"], {}).setdefault(r["split"], 0)
-        counts[r["task"]][r["split"]] += 1
-        if r["id"] in preds:
-            scored.setdefault(r["task"], []).append(preds[r["id"]].score)
     title = f"misi gallery: {dataset.resolve().name}"
-    missing = Prediction(None, None, 0.0, False, "missing")
-    views = []
-    for task, ids in chosen.items():
-        tv = TaskView(task, counts[task])
-        for i in ids:
-            pred = preds.get(i, missing) if predictions is not None else None
-            tv.items.append(ItemView(by_id[i], small.get(i, []), medium.get(i, []), pred))
-        if predictions is not None:
-            vals = scored.get(task, [])
-            tv.scored, tv.mean_score = len(vals), (sum(vals) / len(vals) if vals else None)
-        views.append(tv)
-
     written: set[Path] = set()
 
     def emit(path: Path, text: str) -> None:
         write_atomic(path, text.encode("utf-8"))
         written.add(path)
 
-    css = resources.files("misi_tasks.view").joinpath("style.css").read_bytes()
-    write_atomic(out / "style.css", css)
+    write_atomic(out / "style.css", resources.files("misi_tasks.view").joinpath("style.css").read_bytes())
     for tv in views:
         emit(out / tv.task / "index.html", task_page(tv, title))
         for k, iv in enumerate(tv.items):
@@ -193,10 +217,7 @@ def build_site(
             next_page = tv.items[k + 1].page if k + 1 < len(tv.items) else None
             emit(out / tv.task / iv.page, item_page(iv, title, prev_page, next_page))
     emit(out / "index.html", index_page(title, views, notes, report_html))
-    keep = written | {img_dir / n for th in thumbs for n in (th.small, th.medium)}
-    _prune(out, keep)
-    marker = dict(tool="misi-view", dataset=str(dataset.resolve()), per_task=per_task, seed=seed,
-                  predictions=str(Path(predictions).resolve()) if predictions is not None else None)
-    write_atomic(out / MARKER, (json.dumps(marker, indent=2) + "\n").encode())
-    return SiteSummary(out, len(rows), len(wanted), len(thumbs), converted,
-                       len(written), time.perf_counter() - t0)
+    all_thumbs = [th for ths in thumbs.values() for th in ths]
+    _prune(out, written | {out / "img" / n for th in all_thumbs for n in (th.small, th.medium)})
+    return SiteSummary(out, len(rows), len(wanted), len(all_thumbs), converted, len(written),
+                       time.perf_counter() - t0)
