@@ -238,3 +238,20 @@ def test_thumbnails_keep_the_picture(tmp_path):
     assert Image.open(tmp_path / th.medium).mode == "RGB" and Image.open(tmp_path / th.medium).size == (300, 100)
     with pytest.raises(ValueError, match="not a readable image"):
         write_thumbs(b"not a png", tmp_path)
+
+
+def test_an_interrupted_build_can_be_rerun_into_the_same_folder(sample_dataset, tmp_path, monkeypatch):
+    import misi_tasks.view.site as site_mod
+
+    out = tmp_path / "site"
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(site_mod, "task_page", boom)  # stop after the images, before the pages
+    with pytest.raises(KeyboardInterrupt):
+        build_site(sample_dataset, out, per_task=2)
+    assert (out / MARKER).is_file() and list((out / "img").glob("*.jpg")) and not (out / "index.html").exists()
+    monkeypatch.undo()
+    summary = build_site(sample_dataset, out, per_task=2)
+    assert summary.images_written == 0 and (out / "index.html").is_file()
