@@ -79,3 +79,37 @@ def test_without_matplotlib_the_card_says_how_to_get_figures(monkeypatch, tmp_pa
     text = card_figures.card_figures_markdown(tmp_path, sample_root())
     assert VIZ_MISSING in text and "misi[viz]" in text
     assert not (tmp_path / "figures").exists()
+
+
+def test_an_input_that_is_not_a_folder_costs_only_the_atom_figure(sample_dataset, tmp_path):
+    assert card_figures.heavy_atom_counts(tmp_path / "missing", ["1h1d"]) == {}
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    (ds / "data").symlink_to(sample_dataset / "data")
+    figs = card_figures.write_card_figures(ds, tmp_path / "missing")
+    assert [p for _, p in figs] == ["figures/items_per_task.png", "figures/answers.png", "figures/examples.png"]
+
+
+def test_a_large_run_loads_an_evenly_spaced_subset_of_complexes(monkeypatch, sample_dataset, tmp_path):
+    seen = {}
+
+    def fake_counts(input_dir, ids):
+        seen["ids"] = list(ids)
+        return {i: (100, 10) for i in ids}
+
+    monkeypatch.setattr(card_figures, "heavy_atom_counts", fake_counts)
+    monkeypatch.setattr(card_figures, "MAX_ATOM_COMPLEXES", 2)
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    (ds / "data").symlink_to(sample_dataset / "data")
+    fig = card_figures._atoms_figure({i: (100, 10) for i in ["1h1d", "3pvu"]}, of_total=5)
+    assert "2 of 5 complexes" in fig.axes[0].get_title()
+    card_figures.write_card_figures(ds, sample_root())
+    assert seen["ids"] == ["1h1d", "3pvu"]  # every 3rd of the 5 sorted ids: at most 2
+
+
+def test_many_complexes_give_histograms():
+    counts = {f"c{k:03d}": (200 + k, 20 + k % 7) for k in range(card_figures.MAX_COMPLEX_BARS + 1)}
+    fig = card_figures._atoms_figure(counts)
+    assert len(fig.axes) == 2
+    assert sum(p.get_height() for p in fig.axes[0].patches) == len(counts)  # every complex counted once
