@@ -164,7 +164,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.plot or args.html:
         from misi_tasks.eval_charts import write_charts  # needs matplotlib (misi[viz])
 
-        write_charts(runs, items, plot=args.plot, html=args.html, seed=args.seed, meta=meta)
+        write_charts(runs, items, plot=args.plot, html=args.html, seed=args.seed,
+                     meta=dict(meta, compare=", ".join(map(str, args.compare)) or None))
     return 0
 
 
