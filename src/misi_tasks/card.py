@@ -220,4 +220,7 @@ def render_card(cfg, summary) -> str:
 
 def write_card(cfg, summary) -> None:
     """Write ``OUT/README.md`` atomically."""
-    atomic_write_bytes(cfg.out_dir / "README.md", render_card(cfg, summary).encode())
+    from misi_tasks.card_figures import card_figures_markdown  # OUT/figures/*.png (needs misi[viz])
+
+    figures = card_figures_markdown(cfg.out_dir, cfg.input_dir)
+    atomic_write_bytes(cfg.out_dir / "README.md", (render_card(cfg, summary) + "\n" + figures).encode())

@@ -5,6 +5,7 @@ Usage::
     misi-eval --dataset OUT --predictions preds.jsonl [--task T1 --task docking] [--split test]
               [--out-json report.json] [--out-csv report.csv] [--out-items items.jsonl] [--reference]
     misi-eval --dataset OUT --baseline oracle|random [--seed 0] [--write-predictions preds.jsonl]
+    misi-eval --dataset OUT --predictions a.jsonl [--compare b.jsonl ...] --plot report.png --html report.html
 
 ``preds.jsonl`` holds one JSON object per line with the item ``id`` and the model's ``reply``
 (aliases ``prediction``, ``response``; ``null`` is an empty, unparseable reply). Unknown ids, duplicate ids
@@ -24,6 +25,7 @@ from dataclasses import asdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks._mpl import MatplotlibMissing
 from misi_tasks.dataset import DatasetError, list_splits, read_items
 from misi_tasks.names import SPLITS, TASK_CODES, resolve_task
 from misi_tasks.report import render_table, report_csv, report_json, summarize
@@ -103,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", action="store_true", help="print the paper's reference rows beside the result")
     p.add_argument("--pick", choices=("last", "first"), default="last",
                    help="which complete answer of a reply to score (default: last)")
+    p.add_argument("--compare", type=Path, action="append", default=[], metavar="FILE",
+                   help="another model's JSONL predictions, scored on the same items and drawn beside (repeatable)")
+    p.add_argument("--plot", type=Path, metavar="PNG", help="chart of the scores beside the paper's rows (misi[viz])")
+    p.add_argument("--html", type=Path, metavar="FILE", help="HTML report: the chart and the tables (misi[viz])")
     return p
 
 
@@ -133,17 +139,18 @@ def _run(args: argparse.Namespace) -> int:
     if not items:
         present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
+    from misi_tasks.prediction_formats import load_predictions  # imports this module: import late
+
     if args.baseline:
         preds = baseline_predictions(items, args.baseline, seed=args.seed)
         if args.write_predictions:
             lines = [json.dumps({"id": k, "reply": v}, ensure_ascii=False) for k, v in preds.items()]
             _write_text(args.write_predictions, "\n".join(lines) + "\n")
     else:
-        from misi_tasks.prediction_formats import load_predictions  # imports this module: import late
-
         preds = load_predictions(args.predictions, {it["id"] for it in all_items})
     selected = {it["id"] for it in items}
     ignored = sum(1 for k in preds if k not in selected)
+    others = [(p.name, load_predictions(p, {it["id"] for it in all_items})) for p in args.compare]  # fail early
     scores = [score_item(it, preds.get(it["id"]), pick=args.pick) for it in items]
     report = summarize(scores)
     label = f"baseline {args.baseline}" if args.baseline else ", ".join(p.name for p in args.predictions)
@@ -163,6 +170,15 @@ def _run(args: argparse.Namespace) -> int:
         _write_text(args.out_csv, report_csv(report))
     if args.out_items:
         _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores))
+    runs = [(label, report)]
+    for name, other in others:  # further models: printed, and drawn beside the first in --plot/--html
+        runs.append((name, summarize([score_item(it, other.get(it["id"]), pick=args.pick) for it in items])))
+        sys.stdout.write(f"\n{name}:\n" + render_table(runs[-1][1], label=name[:25]))
+    if args.plot or args.html:
+        from misi_tasks.eval_charts import write_charts  # needs matplotlib (misi[viz])
+
+        write_charts(runs, items, plot=args.plot, html=args.html, seed=args.seed,
+                     meta=dict(meta, compare=", ".join(map(str, args.compare)) or None))
     return 0
 
 
@@ -171,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (DatasetError, PredictionsError, ValueError, OSError) as exc:
+    except (DatasetError, PredictionsError, ValueError, OSError, MatplotlibMissing) as exc:
         print(f"misi-eval: error: {exc}", file=sys.stderr)
         return 2
 

@@ -1,0 +1,54 @@
+"""``misi-view``: a static, browsable gallery of a misi dataset.
+
+Examples::
+
+    misi-view misi_out --out misi_site                       # open misi_site/index.html
+    misi-view misi_out --out site --per-task 50 --predictions preds.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``misi-view``."""
+    p = argparse.ArgumentParser(prog="misi-view", description="Write a static HTML gallery of a misi dataset.")
+    p.add_argument("dataset", type=Path, help="dataset folder (holding data/)")
+    p.add_argument("--out", type=Path, required=True, help="site folder (new, empty, or an earlier misi-view site)")
+    p.add_argument("--per-task", type=int, default=20, metavar="N", help="items shown per task (default 20)")
+    p.add_argument("--predictions", type=Path, default=None, metavar="FILE",
+                   help="predictions in any format misi-eval reads: show each reply, its parsed answer and score")
+    p.add_argument("--seed", type=int, default=0, help="seed of the choice of items (default 0)")
+    p.add_argument("--pick", choices=("last", "first"), default="last",
+                   help="which complete answer of a reply to score (as misi-eval; default: last)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``misi-view``; return the exit status (0 ok, 2 bad input)."""
+    from misi_tasks.dataset import DatasetError
+    from misi_tasks.eval_cli import PredictionsError
+    from misi_tasks.view.site import build_site
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.per_task < 1:
+        parser.error(f"--per-task must be at least 1, got {args.per_task}")
+    try:
+        summary = build_site(args.dataset, args.out, per_task=args.per_task, predictions=args.predictions,
+                             seed=args.seed, pick=args.pick)
+    except (DatasetError, PredictionsError, ValueError, OSError) as exc:
+        print(f"misi-view: error: {exc}", file=sys.stderr)
+        return 2
+    print(summary.format())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
