@@ -33,3 +33,25 @@ def local_reference(tmp_path_factory) -> dict[str, str]:
     files = digest(out)
     assert any(name.endswith(".parquet") for name in files)
     return files
+
+
+def descendants(root: int) -> dict[int, str]:
+    """pid -> command line of every process below ``root`` (Linux /proc)."""
+    parent, cmd = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = {}, [root]
+    while frontier:
+        p = frontier.pop()
+        for child, pp in parent.items():
+            if pp == p and child not in found:
+                found[child] = cmd[child]
+                frontier.append(child)
+    return found

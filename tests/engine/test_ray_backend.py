@@ -20,7 +20,7 @@ from misi_tasks.backends import BackendError, RayBackend  # noqa: E402
 from misi_tasks.backends.ray_cluster import _shared_elements  # noqa: E402
 from misi_tasks.generate import generate_dataset  # noqa: E402
 
-from .conftest import digest, small_config  # noqa: E402
+from .conftest import descendants, digest, small_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -31,35 +31,13 @@ def ray_cluster():
     ray.shutdown()
 
 
-def _descendants(root: int) -> dict[int, str]:
-    """pid -> command line of every process below ``root`` (Linux /proc)."""
-    parent, cmd = {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmd[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = {}, [root]
-    while frontier:
-        p = frontier.pop()
-        for child, pp in parent.items():
-            if pp == p and child not in found:
-                found[child] = cmd[child]
-                frontier.append(child)
-    return found
-
-
 def _kill_a_running_job(out: Path, stop: threading.Event, killed: list[int]) -> None:
     """Once a first unit is on disk, SIGKILL a Ray worker running a job (its title is ``ray::_run_job``)."""
     while not stop.is_set() and not killed:
         if not any((out / ".misi-gen" / "units").glob("*/*.json")):
             time.sleep(0.02)
             continue
-        for pid, cmd in _descendants(os.getpid()).items():
+        for pid, cmd in descendants(os.getpid()).items():
             if cmd.startswith("ray::_run_job"):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)

@@ -91,13 +91,14 @@ class RayBackend(Backend):
             raise BackendError('--backend ray needs Ray: pip install "misi[ray]"') from exc
         if ray.is_initialized():
             return ray, False
-        kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "include_dashboard": False}
-        if self.address is None and not os.environ.get("RAY_ADDRESS"):
-            kwargs["num_cpus"] = self.num_cpus
-        if self.address is not None and self.address.startswith("ray://"):
-            kwargs.pop("include_dashboard")  # a Ray Client connection takes no dashboard options
+        kwargs: dict[str, Any] = {"logging_level": logging.WARNING}
+        address = self.address
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            # "local": a new instance even if `ray start` runs here (that one is --ray-address auto)
+            address = "local"
+            kwargs.update(num_cpus=self.num_cpus, include_dashboard=False)
         try:
-            ray.init(address=self.address, **kwargs)
+            ray.init(address=address, **kwargs)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise BackendError(f"cannot connect to Ray at {self.address or 'a new local instance'}: {exc}") from exc
         return ray, True
