@@ -5,7 +5,8 @@ the table of complex folders) are put in the object store once and passed by ref
 driver keeps at most a window of tasks in flight and holds only their small results; what a job
 writes goes straight to the shared filesystem.  A task whose worker process or node dies is run
 again by Ray (``max_retries``); since a job skips work already on disk and writes atomically, the
-rerun finishes it exactly as a local rerun would.
+rerun finishes it exactly as a local rerun would (even if a node declared dead still runs it: both
+write the same bytes, each through its own temporary file).
 
 Ray is imported when a :class:`RayBackend` starts mapping, never when this module is imported.
 """
@@ -139,7 +140,10 @@ class RayBackend(Backend):
                 yield from self._collect(ray, pending, jobs, name_of)
         finally:
             for ref in pending:  # the run stopped early: do not leave tasks writing behind us
-                ray.cancel(ref, force=True)
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # noqa: BLE001 - already finished or unreachable; keep the first error
+                    pass
             if started:
                 ray.shutdown()
 
