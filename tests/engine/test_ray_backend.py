@@ -111,3 +111,21 @@ def test_a_job_that_raises_names_the_job(ray_cluster):
 def _lookup(job):
     table, key = job
     return table[key]
+
+
+def test_each_worker_runs_setup_once_before_its_first_job(ray_cluster):
+    results = list(RayBackend().map(_setups_seen, list(range(40)), setup=_count_setup))
+    assert len(results) == 40
+    assert {count for _pid, count in results} == {1}
+    assert len({pid for pid, _count in results}) <= 4  # a few long-lived workers, not one per job
+
+
+_SETUPS = [0]
+
+
+def _count_setup():
+    _SETUPS[0] += 1
+
+
+def _setups_seen(_job):
+    return os.getpid(), _SETUPS[0]
