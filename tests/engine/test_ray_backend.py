@@ -98,7 +98,7 @@ def test_units_on_a_filesystem_workers_cannot_see_fail_clearly(ray_cluster, tmp_
 def test_shared_job_elements_are_shipped_once_and_results_all_come_back(ray_cluster):
     table = {f"c{k}": k for k in range(1000)}  # shared by identity between all jobs
     jobs = [(table, f"c{k}") for k in range(200)]
-    assert _shared_elements(jobs) == {id(table)}
+    assert _shared_elements(jobs) == {id(table): table}
     results = sorted(RayBackend().map(_lookup, jobs))
     assert results == list(range(200))
 

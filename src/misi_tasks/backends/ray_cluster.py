@@ -48,16 +48,18 @@ def _run_job(fn: Callable, setup: Callable | None, shared_paths: tuple[str, ...]
     return fn(tuple(parts) if is_tuple else parts[0])
 
 
-def _shared_elements(jobs: Sequence[Any]) -> set[int]:
-    """ids of tuple elements that occur (by identity) in more than one job and are not scalars."""
+def _shared_elements(jobs: Sequence[Any]) -> dict[int, Any]:
+    """id -> element, for tuple elements that occur (by identity) in more than one job, scalars aside."""
     seen: set[int] = set()
-    shared: set[int] = set()
+    shared: dict[int, Any] = {}
     for job in jobs:
         if isinstance(job, tuple):
             for x in job:
                 if isinstance(x, (str, bytes, int, float, bool, type(None))):
                     continue
-                (shared if id(x) in seen else seen).add(id(x))
+                if id(x) in seen:
+                    shared[id(x)] = x
+                seen.add(id(x))
     return shared
 
 
@@ -122,13 +124,11 @@ class RayBackend(Backend):
                 num_cpus=1, max_retries=self.max_retries, retry_exceptions=False,
                 runtime_env={"env_vars": dict(WORKER_ENV)},
             )
-            by_id = {id(x): x for job in jobs if isinstance(job, tuple) for x in job}
-            refs = {i: ray.put(by_id[i]) for i in _shared_elements(jobs)}
+            refs = {i: ray.put(x) for i, x in _shared_elements(jobs).items()}
             paths = tuple(str(p) for p in shared_paths)
             cpus = int(ray.cluster_resources().get("CPU", 1))
             window = max(_MIN_WINDOW, _TASKS_PER_CPU * cpus)
-            todo = iter(enumerate(jobs))
-            for k, job in todo:
+            for k, job in enumerate(jobs):
                 if isinstance(job, tuple):
                     parts = [refs.get(id(x), x) for x in job]
                     pending[task.remote(fn, setup, paths, True, *parts)] = k
