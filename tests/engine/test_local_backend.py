@@ -57,3 +57,20 @@ def test_cli_rejects_ray_address_without_the_ray_backend(capsys):
         main(["--task", "T1", "--out", "x", "--ray-address", "auto"])
     assert exc.value.code == 2
     assert "--ray-address needs --backend ray" in capsys.readouterr().err
+
+
+def test_without_ray_the_ray_backend_says_how_to_install_it(monkeypatch, capsys):
+    import importlib.util
+
+    from misi_tasks.backends import RayBackend
+    from misi_tasks.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if Ray were not installed
+    with pytest.raises(BackendError, match=r'pip install "misi\[ray\]"'):
+        list(RayBackend().map(abs, [1]))
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real_find_spec(name, *a))
+    with pytest.raises(SystemExit) as exc:
+        main(["--task", "T1", "--out", "x", "--backend", "ray"])
+    assert exc.value.code == 2
+    assert '--backend ray needs Ray: pip install "misi[ray]"' in capsys.readouterr().err
