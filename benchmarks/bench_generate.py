@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_generate.py [--input DIR] [--workers 2] [--size 1024] [--limit N]
+                                        [--backend local|ray] [--ray-address auto|ray://host:port]
 
 Default input: ``../shared/data/pdbbind_dev`` next to the checkout if present, else the bundled
 samples.  Prints wall time, items and images per second, peak memory per worker (max RSS of the
@@ -72,12 +73,15 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--size", type=int, default=1024)
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
+    p.add_argument("--ray-address", default=None, help="with --backend ray (default: a Ray instance started here)")
     p.add_argument("--no-profile", action="store_true")
     args = p.parse_args()
     out = Path(tempfile.mkdtemp(prefix="misi-bench-"))
     try:
         cfg = GenerateConfig(input_dir=args.input, out_dir=out, split="test", size=args.size,
-                             workers=args.workers, limit=args.limit)
+                             workers=args.workers, limit=args.limit, backend=args.backend,
+                             ray_address=args.ray_address)
         t0 = time.perf_counter()
         summary = generate_dataset(cfg, progress=False)
         wall = time.perf_counter() - t0
@@ -86,9 +90,13 @@ def main() -> None:
         rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         size_mb = sum(f.stat().st_size for f in (out / "data").rglob("*.parquet")) / 2**20
         print(summary.format())
-        print(f"\ninput {args.input} ({summary.complexes} complexes), {args.size} px, {args.workers} workers")
+        print(f"\ninput {args.input} ({summary.complexes} complexes), {args.size} px, {args.workers} workers, "
+              f"{args.backend} backend")
         print(f"wall {wall:.1f} s; {n_items / wall:.1f} items/s; {n_img / wall:.1f} images/s; dataset {size_mb:.0f} MB")
-        print(f"peak RSS: worker {rss_children:.0f} MB, main process {rss_self:.0f} MB")
+        if args.backend == "local":
+            print(f"peak RSS: worker {rss_children:.0f} MB, main process {rss_self:.0f} MB")
+        else:  # Ray workers are the raylet's children, not ours
+            print(f"peak RSS: main process (the driver) {rss_self:.0f} MB")
     finally:
         shutil.rmtree(out, ignore_errors=True)
     if not args.no_profile:

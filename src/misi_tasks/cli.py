@@ -7,16 +7,19 @@ Examples::
     misi-gen --task T4 --task-params '{"residue-ligand": {"hard_negatives": false}}' --out out
     misi-gen --input complexes.csv --check                 # validate a manifest, render nothing
     misi-gen --input 1abc.cif.gz --ligand ATP:A --smiles '...' --out out
+    misi-gen --task all --input pdbbind/ --out /shared/out --backend ray --ray-address auto
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 
+from misi_tasks.backends import BACKEND_NAMES, BackendError
 from misi_tasks.names import TASK_NAMES, resolve_task
 
 __all__ = ["main", "build_parser"]
@@ -48,7 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--projection", choices=["orthographic", "perspective"], default="orthographic")
     p.add_argument("--style", choices=["ball-and-stick", "spacefill"], default="ball-and-stick")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: all cores); results do not depend on it")
+                   help="worker processes (default: all cores), or the CPUs of the Ray instance that "
+                        "--backend ray starts here; results do not depend on it")
+    p.add_argument("--backend", choices=BACKEND_NAMES, default="local",
+                   help="where complexes are processed: 'local' process pool (default) or 'ray' "
+                        '(pip install "misi[ray]"); results do not depend on it')
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --backend ray: 'auto' (cluster started by `ray start` here, or $RAY_ADDRESS), "
+                        "ray://host:port (Ray Client); default: $RAY_ADDRESS, else a Ray instance on this machine")
     p.add_argument("--limit", type=int, default=None, help="use only the first N complexes (sorted by id)")
     p.add_argument("--tiny", action="store_true", help="draw 50 items per task from the test split")
     p.add_argument("--task-params", default=None,
@@ -80,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--size must be at least 64 pixels, got {args.size}")
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        if args.ray_address is not None and args.backend != "ray":
+            raise ValueError("--ray-address needs --backend ray")
+        if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError('--backend ray needs Ray: pip install "misi[ray]"')
         if args.limit is not None and args.limit < 1:
             raise ValueError(f"--limit must be at least 1, got {args.limit}")
         if args.poses is not None and args.poses < 1:
@@ -110,10 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         ligand=args.ligand,
         smiles=args.smiles,
         poses=args.poses,
+        backend=args.backend,
     )
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, BackendError) as exc:
         print(f"misi-gen: error: {exc}", file=sys.stderr)
         return 2
     print(summary.format())

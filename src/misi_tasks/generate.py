@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
-import os
 import time
 import traceback
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from misi_tasks.backends import make_backend
 from misi_tasks.items import Item
 from misi_tasks.names import MC_TASKS, TASK_NAMES
 from misi_tasks.scene import RenderSettings
@@ -27,14 +25,16 @@ from misi_tasks.units import WorkDir
 
 __all__ = ["GenerateConfig", "GenerateSummary", "generate_dataset", "generate_items", "TINY_PER_TASK"]
 
-_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-
 #: Items per task in a ``--tiny`` run (the paper's Tiny subset).
 TINY_PER_TASK = 50
 #: A shard closes once its images reach this many bytes (the writer holds about 3x in memory) ...
 SHARD_BYTES = 128 * 2**20
 #: ... or this many rows.
 ROWS_PER_SHARD = 1000
+
+
+#: Config fields that only say where and how a run executes, not what it produces.
+_NOT_IN_FINGERPRINT = ("workers", "out_dir", "input_dir", "backend", "ray_address")
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ class GenerateConfig:
     ligand: str | None = None  # with a PDB/mmCIF input: RESNAME[:CHAIN[:RESNUM]] or a ligand file
     smiles: str | None = None  # with a PDB/mmCIF input: the ligand's bond-order template
     poses: int | None = None  # keep the first N poses of a multi-molecule ligand file
+    backend: str = "local"  # "local" (process pool) or "ray"; results do not depend on it
+    ray_address: str | None = None  # with backend "ray": "auto", "ray://host:port" or None (start Ray here)
 
     @property
     def settings(self) -> RenderSettings:
@@ -64,7 +66,7 @@ class GenerateConfig:
 
     def fingerprint(self, complex_ids: Iterable[str]) -> str:
         """Hash of everything that shapes the output (not workers, not the output folder)."""
-        d = {k: v for k, v in asdict(self).items() if k not in ("workers", "out_dir", "input_dir")
+        d = {k: v for k, v in asdict(self).items() if k not in _NOT_IN_FINGERPRINT
              and not (k in ("ligand", "smiles", "poses") and v is None)}  # unset: as before these options
         d["complexes"] = sorted(complex_ids)
         d["version"] = _package_version()
@@ -300,32 +302,13 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     summary = GenerateSummary(complexes=len(by_id))
     split_ids = {s: tuple(sorted(c for c, x in splits.items() if x == s)) for s in set(splits.values())}
     jobs = [(cfg, cid, splits[cid], by_id, split_ids[splits[cid]]) for cid in sorted(by_id)]
-    workers = max(1, min(cfg.workers, len(jobs)))
+    backend = make_backend(cfg.backend, workers=max(1, min(cfg.workers, len(jobs))), ray_address=cfg.ray_address)
     bar = tqdm(total=len(jobs), desc="complexes", unit="cx", disable=not progress)
-    if workers == 1:
-        reports = []
-        for job in jobs:
-            reports.append(_process_complex(job))
-            bar.update()
-    else:
-        # spawn, not fork: the parent may already run numba's OpenMP threads, which fork cannot copy
-        # One BLAS / numba thread per worker: the pool already uses the cores.  Spawned workers read
-        # these from the environment at start-up, so they are set only while the pool starts.
-        ctx = multiprocessing.get_context("spawn")
-        saved = {k: os.environ.get(k) for k in _WORKER_ENV}
-        os.environ.update(_WORKER_ENV)
-        try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker) as pool:
-                reports = []
-                for r in pool.map(_process_complex, jobs, chunksize=1):
-                    reports.append(r)
-                    bar.update()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+    reports = []  # small dicts; the items themselves are units on disk
+    for r in backend.map(_process_complex, jobs, setup=_init_worker, name_of=lambda job: f"complex {job[1]}",
+                         shared_paths=(work.state_path, cfg.input_dir)):
+        reports.append(r)
+        bar.update()
     bar.close()
     summary.failed_complexes.update(bad_inputs)
     for r in reports:

@@ -1,0 +1,102 @@
+"""misi-gen on a two-node Ray cluster on loopback (``ray start --head`` + ``ray start --address``),
+one node lost mid-run: the run finishes on the other node with the local backend's bytes.
+
+Both nodes run on this machine (1 CPU each) and are stopped at the end; token authentication is
+off for this loopback-only cluster.  Skipped when Ray is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason='Ray is not installed: pip install "misi[ray]" to run the Ray cluster test')
+
+from .conftest import TASKS, descendants, digest  # noqa: E402
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # the `ray` CLI of this interpreter
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM a `ray start --block` process: it drains its node and stops the node's processes."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def two_nodes(tmp_path_factory):
+    """(GCS address, node-2 `ray start` process, environment) of a fresh two-node loopback cluster."""
+    port = _free_port()
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled",
+           "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p)}
+    env.pop("RAY_ADDRESS", None)
+    logs = tmp_path_factory.mktemp("ray-logs")
+    common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--block", "--disable-usage-stats"]
+    head = subprocess.Popen([*RAY, "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
+                            env=env, stdout=open(logs / "head.log", "w"), stderr=subprocess.STDOUT)
+    nodes = [head]
+    try:
+        address = f"127.0.0.1:{port}"
+        _wait_for_nodes(address, 1, env, head)
+        node = subprocess.Popen([*RAY, "start", f"--address={address}", *common],
+                                env=env, stdout=open(logs / "node.log", "w"), stderr=subprocess.STDOUT)
+        nodes.append(node)
+        _wait_for_nodes(address, 2, env, node)
+        yield address, node, env
+    finally:
+        for proc in reversed(nodes):
+            _stop(proc)
+
+
+def _wait_for_nodes(address: str, n: int, env: dict, proc: subprocess.Popen, timeout: float = 120) -> None:
+    probe = (f"import ray; ray.init(address={address!r}, logging_level='ERROR'); "
+             "print(sum(1 for x in ray.nodes() if x['Alive']))")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"`ray start` exited with {proc.returncode}"
+        run = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+        if run.returncode == 0 and run.stdout.strip().splitlines()[-1:] == [str(n)]:
+            return
+        time.sleep(1)
+    raise AssertionError(f"the Ray cluster at {address} did not reach {n} nodes")
+
+
+def test_a_node_lost_mid_run_leaves_the_output_unchanged(two_nodes, local_reference, tmp_path):
+    address, node, env = two_nodes
+    out = tmp_path / "cluster"
+    argv = [sys.executable, "-m", "misi_tasks.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
+            "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", address]
+    run = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lost = None
+    deadline = time.monotonic() + 240
+    while lost is None and run.poll() is None and time.monotonic() < deadline:
+        below = descendants(node.pid)
+        if any(cmd.startswith("ray::_run_job") for cmd in below.values()):  # node 2 is running a job
+            lost = [pid for pid, cmd in below.items() if "raylet" in cmd.split(" ")[0]]
+            for pid in lost:
+                os.kill(pid, signal.SIGKILL)  # the node's raylet; its workers go with it
+        time.sleep(0.05)
+    stdout, stderr = run.communicate(timeout=300)
+    assert run.returncode == 0, stderr[-2000:]
+    assert lost, "the second node never ran a job"
+    assert "from 5 complexes" in stdout and "skipped complex" not in stdout
+    assert digest(out) == local_reference
