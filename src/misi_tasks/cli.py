@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         smiles=args.smiles,
         poses=args.poses,
         backend=args.backend,
+        ray_address=args.ray_address,
     )
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
