@@ -499,7 +499,7 @@ def _join(pocket: Complex, pocket_path: Path, ligand: Complex, lig_path: Path, m
     heavy_pocket = pocket.coord[~pocket.is_hydrogen]
     if len(heavy_pocket) == 0:
         raise MisiInputError(pocket_path, "no pocket heavy atoms (near the ligand)")
-    _check_coords(pocket_path, heavy_pocket, "pocket", MAX_POCKET_EXTENT)
+    _check_coords(pocket_path, pocket.coord, "pocket", MAX_POCKET_EXTENT)
     from scipy.spatial import cKDTree
 
     gap = float(cKDTree(heavy_pocket).query(ligand.coord[~ligand.is_hydrogen], k=1)[0].min())
