@@ -26,8 +26,8 @@ Parsing takes time linear in the reply's length (``benchmarks/bench_parsing.py``
 case over many adversarial 1 MB shapes).  The patterns never count whitespace, so before matching
 every run of whitespace is shortened to a canonical run of at most three characters that every
 pattern treats alike (:func:`_shorten_space`); this bounds the backtracking of patterns that hold
-several ``\s*`` in a row.  The "letter alone on a line" pattern looks within one line, so that
-no line start rescans the (punctuation-only) lines after it.
+several optional white-space runs in a row.  The "letter alone on a line" pattern looks within one
+line, so that no line start rescans the (punctuation-only) lines after it.
 
 Examples
 --------
