@@ -45,3 +45,16 @@ def test_batch_of_corrupted_complexes_never_aborts(tmp_path):
     assert set(summary.failed_complexes) == (set(ids) | {"zz2pyy", "zz4cjq"}) - loadable
     failures = (tmp_path / "out" / FAILURES_FILE).read_text().splitlines()
     assert len(failures) == len(summary.failed_complexes) and all("\t" in line for line in failures)
+
+
+def test_a_folder_name_that_is_not_utf8_is_one_failure(tmp_path):
+    import os
+
+    inp = tmp_path / "in"
+    corrupt(sample_root() / "2pyy", inp, "duplicated_atom_lines", 0, name="2pyy")
+    corrupt(sample_root() / "2pyy", inp, "duplicated_atom_lines", 0, name=os.fsdecode(b"2pyy\xff"))
+    cfg = GenerateConfig(input_dir=inp, out_dir=tmp_path / "out", tasks=("translation",), size=64, workers=1)
+    summary = generate_dataset(cfg, progress=False)
+    assert list(summary.failed_complexes) == ["2pyy\\udcff"]
+    assert "not UTF-8" in summary.format() and sum(summary.items.values()) == 2
+    assert (tmp_path / "out" / FAILURES_FILE).read_text().startswith("2pyy\\udcff\t")
