@@ -53,7 +53,8 @@ def test_a_folder_name_that_is_not_utf8_is_one_failure(tmp_path):
     inp = tmp_path / "in"
     corrupt(sample_root() / "2pyy", inp, "duplicated_atom_lines", 0, name="2pyy")
     corrupt(sample_root() / "2pyy", inp, "duplicated_atom_lines", 0, name=os.fsdecode(b"2pyy\xff"))
-    cfg = GenerateConfig(input_dir=inp, out_dir=tmp_path / "out", tasks=("translation",), size=64, workers=1)
+    cfg = GenerateConfig(input_dir=inp, out_dir=tmp_path / "out", tasks=("translation",), split="test", size=64,
+                         workers=1)
     summary = generate_dataset(cfg, progress=False)
     assert list(summary.failed_complexes) == ["2pyy\\udcff"]
     assert "not UTF-8" in summary.format() and sum(summary.items.values()) == 2
