@@ -412,8 +412,14 @@ def _prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_comp
     if not work.lock():
         raise OutputFolderError(f"{out}: another misi-gen run is writing this folder (lock {work.root / 'lock'})")
     state = work.load_state()
+    legacy = out / ".misi-gen"  # where versions before issue 13 kept the work folder
+    if not state and (legacy / "state.json").is_file():
+        try:
+            state = json.loads((legacy / "state.json").read_text())
+        except (OSError, ValueError):
+            state = {}
     ours, other = _output_files(out)
-    written_by_misi = bool(state.get("fingerprint")) or (out / ".misi-gen").is_dir()
+    written_by_misi = bool(state.get("fingerprint")) or legacy.is_dir()
     described = {**cfg.describe(), "complexes": n_complexes}
     if (ours or other) and not written_by_misi and not cfg.overwrite:
         shown = ", ".join(str(p.relative_to(out)) for p in (ours + other)[:3]) + (", ..." if len(ours + other) > 3 else "")
@@ -427,10 +433,10 @@ def _prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_comp
         for path in ours:
             if path.is_file() or path.is_symlink():
                 path.unlink()
-        shutil.rmtree(out / ".misi-gen", ignore_errors=True)  # the work folder of older versions
         work.clear_units()
         state = {"fingerprint": fingerprint, "config": described, "shards_done": {}}
-        work.save_state(state)
+    work.save_state(state)
+    shutil.rmtree(legacy, ignore_errors=True)  # its units are not reused; the state now lives beside OUT
     remove_temp_files(out)  # left by a run killed while writing
     remove_temp_files(work.root)
     out.mkdir(parents=True, exist_ok=True)

@@ -174,3 +174,12 @@ def test_tiny_says_when_fewer_than_50_items_exist(inputs, tmp_path, capsys):
     assert main(["--input", str(inputs / "2pyy"), "--out", str(tmp_path / "t"), "--task", "T1", "--tiny",
                  "--size", "64", "--workers", "1", "--quiet"]) == 0
     assert "only 2 translation items exist in the test split (fewer than 50)" in capsys.readouterr().out
+
+
+def test_a_folder_of_the_old_layout_is_adopted(inputs, reference, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(reference, out)
+    (out / ".misi-gen").mkdir()  # before issue 13 the work folder sat inside OUT
+    shutil.copy(work_dir_for(reference) / "state.json", out / ".misi-gen" / "state.json")
+    generate_dataset(_config(inputs, out), progress=False)
+    assert not (out / ".misi-gen").exists() and _digest(out) == _digest(reference)
