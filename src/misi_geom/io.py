@@ -44,6 +44,7 @@ reports failures instead.
 
 from __future__ import annotations
 
+import errno
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,7 @@ def _present(path: Path) -> bool:
     except RuntimeError:  # symlink loop (Python < 3.13)
         raise MisiInputError(path, "is a symbolic link loop") from None
     except OSError as exc:
-        if exc.errno == 40:  # ELOOP
+        if exc.errno == errno.ELOOP:
             raise MisiInputError(path, "is a symbolic link loop") from None
         raise MisiInputError(path, "is a broken symbolic link") from None
     raise MisiInputError(path, "is not a regular file")
