@@ -21,14 +21,21 @@ filter, then ISA-L (the ``isal`` package) at its level 2 -- as fast as its level
 smaller -- and the standard library's zlib at :data:`PNG_COMPRESS_LEVEL` = 1 when ``isal`` is not
 installed.  Pixels never depend on the backend.
 
-Determinism.  ISA-L's level 1 is *not* deterministic: its level-1 match finder reads part of the
-level buffer before writing it, and python-isal allocates that buffer uninitialised
-(``PyMem_Malloc``), so whatever an earlier allocation left on the heap can change which of two
-equally long matches is taken -- the stream decodes to the same pixels but the bytes differ between
-processes (seen in about 1 of 10 runs; reproduced by filling freed heap with random bytes before
-encoding).  Levels 2 and 3 initialise everything they read (2 is used), and every PNG is one
-``compress`` call on a complete buffer, so the same image gives the same bytes in every process on
-every machine with the same ``isal`` version (``tests/render/test_png_determinism.py``).
+Determinism.  ISA-L's level 1 is *not* deterministic across processes: the same image, encoded by
+the same ``isal`` in two processes, sometimes gave two different (equally valid, same-length)
+streams (they differ in a few bytes where an equally good match was chosen).
+Within one process the bytes never changed.  The choice depends on the state of the process: it
+appeared only after the heap had been through large allocations (numba, RDKit, gemmi imported; or
+a freed 4 MB block plus ``MALLOC_PERTURB_``), and python-isal allocates ISA-L's level buffer with
+``PyMem_Malloc``, uninitialised.  valgrind reports no uninitialised read on the level-1 path, so the
+exact mechanism is not pinned down.  Counted over the experiments (the 30 views of the five sample
+complexes per process): level 1 gave a different stream for 1-2 images in 7 of about 140
+processes; level 2 in none of about 100, level 3 in none of about 60, with the same heap
+disturbances.  Level 2 costs about as much time as level 1, so level 2 is used.  Every PNG is one
+``compress`` call on a complete buffer.  ``tests/render/test_png_determinism.py`` encodes real
+renders many times, in this process and in four processes with different heaps, and compares the
+bytes; it cannot fail reliably on level 1 (the fault needs a particular heap), so it guards the
+property, not the cause.
 
 >>> import numpy as np
 >>> data = encode_png(np.zeros((8, 8, 3), dtype=np.uint8))
@@ -55,7 +62,7 @@ __all__ = ["ISAL_LEVEL", "PNG_COMPRESS_LEVEL", "encode_png", "save_png"]
 
 #: zlib level used for every PNG when ``isal`` is missing (see the module docstring).
 PNG_COMPRESS_LEVEL = 1
-#: ISA-L level used for every PNG: 2, never 1, whose output depends on uninitialised memory.
+#: ISA-L level used for every PNG: 2, never 1, whose bytes vary between processes (module docs).
 ISAL_LEVEL = 2
 
 

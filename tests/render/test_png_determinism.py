@@ -1,9 +1,10 @@
 """PNG bytes are a pure function of the pixels: same image -> same bytes, in any process.
 
-ISA-L's level 1 (used until issue 11) read uninitialised heap memory and gave different streams for
-the same pixels in about one process of ten; these tests encode real renders many times, with the
-heap filled with random garbage in between, in this process and in fresh processes started with
-different ``MALLOC_PERTURB_`` values (glibc then fills every malloc'd block with that byte).
+ISA-L's level 1 (used until issue 11) gave different streams for the same pixels in some processes,
+depending on the state of the heap (see ``misi_render/png.py``); these tests encode real renders
+many times, with the heap filled with random garbage in between, in this process and in fresh
+processes started with different ``MALLOC_PERTURB_`` values (glibc then fills every malloc'd block
+with that byte).  They could not be made to fail reliably on level 1: they guard the property.
 """
 
 from __future__ import annotations
