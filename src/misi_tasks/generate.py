@@ -481,7 +481,12 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     work = WorkDir(cfg.out_dir)
     fingerprint = cfg.fingerprint(by_id)
     try:
-        state = _prepare_output(cfg, work, fingerprint, len(by_id))
+        try:
+            state = _prepare_output(cfg, work, fingerprint, len(by_id))
+        except OutputFolderError:
+            if work.locked and not work.state_path.exists():  # refused before anything was written:
+                shutil.rmtree(work.root, ignore_errors=True)  # leave no work folder beside OUT
+            raise
         done = _finished(cfg, state)
         if done is not None:
             done.seconds = time.perf_counter() - t0

@@ -90,6 +90,11 @@ class WorkDir:
         self._lock_fd = fd
         return True
 
+    @property
+    def locked(self) -> bool:
+        """True while this object holds the run lock."""
+        return self._lock_fd is not None
+
     def unlock(self) -> None:
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # closing releases the flock

@@ -183,3 +183,12 @@ def test_a_folder_of_the_old_layout_is_adopted(inputs, reference, tmp_path):
     shutil.copy(work_dir_for(reference) / "state.json", out / ".misi-gen" / "state.json")
     generate_dataset(_config(inputs, out), progress=False)
     assert not (out / ".misi-gen").exists() and _digest(out) == _digest(reference)
+
+
+def test_a_refused_run_leaves_nothing_beside_the_folder(inputs, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("x")
+    with pytest.raises(OutputFolderError):
+        generate_dataset(_config(inputs, out), progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
