@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
     except KeyboardInterrupt:
-        print(f"misi-gen: interrupted; run the same command again to resume (work so far is kept)",
+        print("misi-gen: interrupted; run the same command again to resume (work so far is kept)",
               file=sys.stderr)
         return 130
     except (ValueError, OSError) as exc:

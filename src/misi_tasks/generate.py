@@ -22,7 +22,6 @@ import json
 import multiprocessing
 import os
 import time
-import traceback
 import re
 import shutil
 from collections import Counter, defaultdict

@@ -21,8 +21,8 @@ _SPACES = [" ", "  ", "\t", "\n", " \n", "\n\n", " \n \n ", "\r\n", "\r", "\x0b"
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_TOKENS), st.sampled_from(_SPACES)), max_size=20),
        st.sampled_from(TASK_NAMES), st.sampled_from(["last", "first"]))
-def test_shortening_white_space_changes_no_answer(monkeypatch_parts, task, pick):
-    reply = "".join(t + s for t, s in monkeypatch_parts)
+def test_shortening_white_space_changes_no_answer(parts, task, pick):
+    reply = "".join(t + s for t, s in parts)
     shortened = parse_answer(task, reply, options=_OPTIONS, pick=pick)
     original = parsing._shorten_space
     parsing._shorten_space = lambda text: text  # the patterns on the text as it is
