@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from misi_tasks.generate import GenerateConfig, generate_dataset, generate_items
+from misi_tasks.units import work_dir_for
 from misi_tasks.names import TASK_NAMES
 from misi_tasks.samples import sample_root
 
@@ -99,6 +100,7 @@ def main() -> None:
             print(f"peak RSS: main process (the driver) {rss_self:.0f} MB")
     finally:
         shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(work_dir_for(out), ignore_errors=True)  # the run's state beside the output
     if not args.no_profile:
         profile_one(args.input, args.size)
 

@@ -19,12 +19,32 @@ when RDKit can only parse the SDF.  Ligand rows take their residue names from th
 substructures as ChimeraX names them (``ALA19`` -> ``ALA``; ``LIG`` without a mol2 file); the ligand
 is still one residue of the complex (one ``res_index``).
 
+Validation (each a one-line :class:`~misi_geom.errors.MisiInputError` naming the file):
+
+- names must be UTF-8 text: a PDB atom, residue or chain name with other bytes is an error; a mol2
+  file with such atom names is skipped for the SDF beside it (and its names are not used);
+- every residue needs a number;
+- duplicated atom records (same chain, residue number, insertion code, residue name, atom name,
+  alt-loc *and* coordinates) are removed, keeping the first: a repeated line would otherwise list
+  every H-bond twice and hide a real bond.  Same-named atoms at other coordinates are kept (two
+  blank-chain monomers of a dimer share residue numbers);
+- coordinates must be finite and within :data:`MAX_ABS_COORD` Å of the origin, and the pocket and
+  the ligand no larger than :data:`MAX_POCKET_EXTENT` and :data:`MAX_LIGAND_EXTENT` Å across:
+  values no real complex has (``9999.999`` placeholders, overflowed numbers) would draw black
+  images with answers;
+- a pocket, protein or ligand path that exists but is a folder, a broken link or a link loop is an
+  error, never silently skipped;
+- the folder name (the complex id) must be valid UTF-8.
+
 Every problem with a file raises :class:`~misi_geom.errors.MisiInputError` with one line naming the
-file and the problem.  :func:`load_complexes` loads many folders and reports failures instead.
+file and the problem; :func:`load_complex` turns any other exception into one too (naming the file
+being read), so a batch never stops on one complex.  :func:`load_complexes` loads many folders and
+reports failures instead.
 """
 
 from __future__ import annotations
 
+import errno
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +55,7 @@ import numpy as np
 from misi_geom.bonds import covalent_bonds
 from misi_geom.complex import Complex
 from misi_geom.elements import KNOWN_ELEMENTS, normalize_element
-from misi_geom.errors import MisiInputError
+from misi_geom.errors import MisiInputError, printable
 
 __all__ = [
     "SOLVENT_NAMES",
@@ -64,11 +84,41 @@ LIGAND_RES_NAME = "LIG"
 MAX_ATOMS = 500_000
 #: Largest gap (Å) between the ligand and the nearest pocket heavy atom.
 MAX_LIGAND_GAP = 8.0
+#: Largest coordinate magnitude (Å) accepted in any file (the PDB format's field ends at 9999.999).
+MAX_ABS_COORD = 9999.0
+#: Largest extent (Å, bounding-box diagonal) of a pocket: residues within ~10 Å of a ligand span
+#: well under 150 Å even for peptide ligands.
+MAX_POCKET_EXTENT = 250.0
+#: Largest extent (Å, bounding-box diagonal) of a ligand (PDBbind's largest span about 60 Å).
+MAX_LIGAND_EXTENT = 150.0
 
 
 # --- proteins and pockets (gemmi) -----------------------------------------------------------
+def _present(path: Path) -> bool:
+    """True if ``path`` is a regular file; False if nothing is there; an error for anything else
+    (a folder, a broken link, a link loop), which must not pass for a missing file."""
+    try:
+        if path.is_file():
+            return True
+        if not path.is_symlink() and not path.exists():
+            return False
+    except OSError as exc:  # e.g. ELOOP, permission denied on the folder
+        raise MisiInputError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if path.is_dir():
+        raise MisiInputError(path, "is a folder, not a file")
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:  # symlink loop (Python < 3.13)
+        raise MisiInputError(path, "is a symbolic link loop") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise MisiInputError(path, "is a symbolic link loop") from None
+        raise MisiInputError(path, "is a broken symbolic link") from None
+    raise MisiInputError(path, "is not a regular file")
+
+
 def _check_file(path: Path) -> None:
-    if not path.is_file():
+    if not _present(path):
         raise MisiInputError(path, "file not found")
     if path.stat().st_size == 0:
         raise MisiInputError(path, "file is empty")
@@ -85,19 +135,63 @@ def _atom_records(path: Path) -> list[tuple]:
     if len(st) == 0:
         raise MisiInputError(path, "no atoms (not a PDB/mmCIF file?)")
     rows = []
-    for chain in st[0]:
-        for res in chain:
-            for at in res:
-                p = at.pos
-                rows.append(
-                    (chain.name, res.seqid.num, res.seqid.icode.strip(), res.name.strip(), at.name,
-                     at.element.name, at.altloc, at.occ, p.x, p.y, p.z)
-                )
-                if len(rows) > MAX_ATOMS:
-                    raise MisiInputError(path, f"more than {MAX_ATOMS} atoms: too large for a pocket")
+    try:
+        for chain in st[0]:
+            for res in chain:
+                if res.seqid.num is None:
+                    raise MisiInputError(path, f"blank residue number ({res.name.strip() or '?'} in chain "
+                                               f"{chain.name or '?'})")
+                seen: dict[tuple, tuple] = {}
+                for at in res:
+                    p = at.pos
+                    row = (chain.name, res.seqid.num, res.seqid.icode.strip(), res.name.strip(), at.name,
+                           at.element.name, at.altloc, at.occ, p.x, p.y, p.z)
+                    if not _is_repeat(seen, row):
+                        rows.append(row)
+                    if len(rows) > MAX_ATOMS:
+                        raise MisiInputError(path, f"more than {MAX_ATOMS} atoms: too large for a pocket")
+    except UnicodeDecodeError:
+        raise MisiInputError(path, f"an atom, residue or chain name is not UTF-8 text{_first_bad_line(path)}") from None
     if not rows:  # gemmi reads any text as an empty PDB
         raise MisiInputError(path, "no ATOM/HETATM records (not a PDB/mmCIF file?)")
     return rows
+
+
+def _first_bad_line(path: Path) -> str:
+    """`` (line N)`` for the first ATOM/HETATM line of ``path`` that is not UTF-8, else ``""``."""
+    try:
+        with open(path, "rb") as fh:
+            for n, line in enumerate(fh, start=1):
+                if line.startswith((b"ATOM", b"HETATM")):
+                    try:
+                        line.decode("utf-8")
+                    except UnicodeDecodeError:
+                        return f" (line {n})"
+    except OSError:
+        pass
+    return ""
+
+
+def _is_repeat(seen: dict[tuple, tuple], row: tuple) -> bool:
+    """True if ``row`` repeats an earlier atom record of its residue: same atom name and alt-loc and
+    the same coordinates (within 0.001 Å).  Same-named atoms elsewhere are kept: gemmi merges two
+    residues of one number and chain (e.g. the blank-chain monomers of a dimer) into one."""
+    key = (row[4], row[6], round(row[8], 3), round(row[9], 3), round(row[10], 3))
+    return seen.setdefault(key, row) is not row
+
+
+def _check_coords(path: Path, coord: np.ndarray, what: str, max_extent: float | None = None) -> None:
+    """Reject non-finite coordinates, values beyond :data:`MAX_ABS_COORD` and (with ``max_extent``)
+    a bounding box larger than ``max_extent`` Å."""
+    if not np.all(np.isfinite(coord)):
+        raise MisiInputError(path, "non-finite (NaN or infinite) coordinates")
+    big = float(np.abs(coord).max()) if len(coord) else 0.0
+    if big > MAX_ABS_COORD:
+        raise MisiInputError(path, f"coordinate {big:.4g} Å is out of range (|x| > {MAX_ABS_COORD:g} Å): corrupt file?")
+    if max_extent is not None and len(coord):
+        extent = float(np.linalg.norm(coord.max(axis=0) - coord.min(axis=0)))
+        if extent > max_extent:
+            raise MisiInputError(path, f"{what} spans {extent:.0f} Å (more than {max_extent:g} Å): corrupt coordinates?")
 
 
 def _drop_solvent(rows: list[tuple]) -> list[tuple]:
@@ -139,8 +233,7 @@ def read_structure(path: str | Path, *, pdb_id: str = "") -> Complex:
         k = int(np.flatnonzero(unknown)[0])
         raise MisiInputError(path, f"unknown element {elem[k]!r} for atom {name[k]} of {resname[k]} {seq[k]}")
     coord = np.column_stack([x, y, z]).astype(np.float64)
-    if not np.all(np.isfinite(coord)):
-        raise MisiInputError(path, "non-finite (NaN or infinite) coordinates")
+    _check_coords(path, coord, "structure")
     key = list(zip(chain, seq, icode, resname))
     res_index = np.zeros(len(rows), dtype=np.int32)
     for k in range(1, len(rows)):
@@ -209,21 +302,23 @@ def read_ligand(path: str | Path, *, sanitize: bool | None = None, pdb_id: str =
     if path.suffix.lower() not in (".mol2", ".sdf", ".mol"):
         raise MisiInputError(path, "ligand must be a .mol2 or .sdf file")
     mol = None
-    for s in ([True, False] if sanitize is None else [sanitize]):
-        mol = _mol_from_file(path, s)
-        if mol is not None:
-            break
-    if mol is None or mol.GetNumAtoms() == 0:
-        raise MisiInputError(path, "RDKit cannot read a molecule from this file")
-    return _ligand_complex(path, mol, pdb_id), mol
+    try:
+        for s in ([True, False] if sanitize is None else [sanitize]):
+            mol = _mol_from_file(path, s)
+            if mol is not None:
+                break
+        if mol is None or mol.GetNumAtoms() == 0:
+            raise MisiInputError(path, "RDKit cannot read a molecule from this file")
+        return _ligand_complex(path, mol, pdb_id), mol
+    except UnicodeDecodeError:
+        raise MisiInputError(path, "an atom or molecule name is not UTF-8 text") from None
 
 
 def _ligand_complex(path: Path, mol, pdb_id: str) -> Complex:
     if mol.GetNumConformers() == 0:
         raise MisiInputError(path, "ligand has no 3D coordinates")
     coord = np.asarray(mol.GetConformer().GetPositions(), dtype=np.float64)
-    if not np.all(np.isfinite(coord)):
-        raise MisiInputError(path, "non-finite (NaN or infinite) coordinates")
+    _check_coords(path, coord, "ligand", MAX_LIGAND_EXTENT)
     symbols = [a.GetSymbol() for a in mol.GetAtoms()]
     bad = [s for s in symbols if s not in KNOWN_ELEMENTS]
     if bad:
@@ -255,7 +350,7 @@ def _ligand_complex(path: Path, mol, pdb_id: str) -> Complex:
 def find_ligand_file(folder: Path, pdb_id: str, fmt: str) -> list[Path]:
     """Candidate ligand files in reading order for ``fmt`` ("auto", "mol2" or "sdf")."""
     exts = {"auto": [".mol2", ".sdf"], "mol2": [".mol2"], "sdf": [".sdf"]}[fmt]
-    return [folder / f"{pdb_id}_ligand{e}" for e in exts if (folder / f"{pdb_id}_ligand{e}").is_file()]
+    return [folder / f"{pdb_id}_ligand{e}" for e in exts if _present(folder / f"{pdb_id}_ligand{e}")]
 
 
 def _mol2_atoms(path: Path) -> list[tuple[str, str, np.ndarray, str]]:
@@ -315,8 +410,8 @@ def _annotate_from_mol2(lig: Complex, mol2: Path) -> Complex:
     unmatched keeps its own name.
     """
     atoms = _mol2_atoms(mol2)
-    if not atoms:
-        return lig
+    if not atoms or any("\ufffd" in a[0] or "\ufffd" in a[3] for a in atoms):
+        return lig  # no atoms, or names that are not UTF-8 text
     xyz = np.array([a[2] for a in atoms])
     elem = [normalize_element(a[1].split(".")[0]) for a in atoms]
     elem = np.array(["H" if e == "D" else e for e in elem])
@@ -498,7 +593,7 @@ def pocket_from_protein(protein: Complex, ligand: Complex, cutoff: float = 10.0)
 
 def _pocket_file(folder: Path, pdb_id: str) -> Path | None:
     for name in (f"{pdb_id}_pocket.pdb", f"{pdb_id}_pocket.cif", f"{pdb_id}_pocket.ent"):
-        if (folder / name).is_file():
+        if _present(folder / name):
             return folder / name
     return None
 
@@ -519,20 +614,29 @@ def load_complex(
     """
     folder = Path(folder)
     pdb_id = folder.name
+    try:
+        pdb_id.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MisiInputError(folder, "folder name (the complex id) is not UTF-8 text") from None
     if not folder.is_dir():
         raise MisiInputError(folder, "not a folder")
-    ligand, mol, lig_path = _read_ligand_any(folder, pdb_id, ligand_format)
-    pocket_path = _pocket_file(folder, pdb_id)
-    if pocket_path is not None:
-        pocket = read_structure(pocket_path, pdb_id=pdb_id)
-    else:
-        protein_path = folder / f"{pdb_id}_protein.pdb"
-        if not protein_path.is_file():
-            raise MisiInputError(folder, f"no {pdb_id}_pocket.pdb and no {pdb_id}_protein.pdb")
-        pocket_path = protein_path
-        pocket = pocket_from_protein(read_structure(protein_path, pdb_id=pdb_id), ligand, pocket_cutoff)
-    c = assemble_complex(pocket, ligand, pdb_id=pdb_id, pocket_path=pocket_path, ligand_path=lig_path,
-                         max_ligand_gap=max_ligand_gap)
+    reading = folder  # the file being read, named if something unexpected goes wrong
+    try:
+        ligand, mol, lig_path = _read_ligand_any(folder, pdb_id, ligand_format)
+        pocket_path = reading = _pocket_file(folder, pdb_id) or folder / f"{pdb_id}_protein.pdb"
+        if pocket_path.name.startswith(f"{pdb_id}_pocket"):
+            pocket = read_structure(pocket_path, pdb_id=pdb_id)
+        else:
+            if not _present(pocket_path):
+                raise MisiInputError(folder, f"no {pdb_id}_pocket.pdb and no {pdb_id}_protein.pdb")
+            pocket = pocket_from_protein(read_structure(pocket_path, pdb_id=pdb_id), ligand, pocket_cutoff)
+        c = assemble_complex(pocket, ligand, pdb_id=pdb_id, pocket_path=pocket_path, ligand_path=lig_path,
+                             max_ligand_gap=max_ligand_gap)
+    except MisiInputError:
+        raise
+    except Exception as exc:  # a bug or a library failure: still one line, still this complex only
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        raise MisiInputError(reading, f"unexpected {type(exc).__name__} while loading: {text}") from exc
     return (c, mol) if with_mol else c
 
 
@@ -546,12 +650,14 @@ def assemble_complex(pocket: Complex, ligand: Complex, *, pdb_id: str, pocket_pa
     heavy_pocket = pocket.coord[~pocket.is_hydrogen]
     if len(heavy_pocket) == 0:
         raise MisiInputError(pocket_path, "no pocket heavy atoms (near the ligand)")
+    _check_coords(pocket_path, pocket.coord, "pocket", MAX_POCKET_EXTENT)
     from scipy.spatial import cKDTree
 
     gap = float(cKDTree(heavy_pocket).query(ligand.coord[~ligand.is_hydrogen], k=1)[0].min())
     if gap > max_ligand_gap:
         raise MisiInputError(
-            ligand_path, f"ligand is {gap:.1f} Å from the nearest pocket atom (more than {max_ligand_gap:g} Å): wrong files?"
+            ligand_path, f"ligand is {gap:.1f} Å from the nearest pocket atom (in {Path(pocket_path).name}) "
+                         f"(more than {max_ligand_gap:g} Å): wrong files?"
         )
     n_res = int(pocket.res_index.max()) + 1
     ligand = Complex(**{**_fields(ligand), "res_index": np.full(len(ligand), n_res, np.int32)})
@@ -592,6 +698,7 @@ def load_complexes(folders: Iterable[str | Path] | str | Path, **kwargs) -> tupl
     for d in dirs:
         try:
             ok.append(load_complex(d, **kwargs))
-        except MisiInputError as exc:
-            failed.append(LoadFailure(d.name, str(exc)))
+        except Exception as exc:  # load_complex raises MisiInputError; anything else is still one line
+            msg = str(exc) if isinstance(exc, MisiInputError) else f"{d}: unexpected {type(exc).__name__}: {exc}"
+            failed.append(LoadFailure(printable(d.name), printable(" ".join(msg.split()))))
     return ok, failed

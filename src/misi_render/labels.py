@@ -23,6 +23,8 @@ Pillow and composited by a numba kernel.
 
 from __future__ import annotations
 
+import itertools
+
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,7 +55,8 @@ def unique_ligand_labels(c: Complex) -> np.ndarray:
     Rule (:data:`LIGAND_LABEL_RULE`): a name that is unique among the ligand's heavy atoms is kept;
     a name shared by k > 1 of them becomes ``<name>_1`` ... ``<name>_k`` in file order.  Should that
     collide with another name, or pass the 8-character limit, the name part is shortened and
-    primes are appended until the label is unique.  Pocket atoms and hydrogens keep their names.
+    primes are appended until the label is unique (in the rare case that is not enough, the next
+    free number is used).  Pocket atoms and hydrogens keep their names.
 
     Returns
     -------
@@ -78,13 +81,25 @@ def unique_ligand_labels(c: Complex) -> np.ndarray:
         if counts[name] == 1:
             continue
         seen[name] = seen.get(name, 0) + 1
-        suffix = f"_{seen[name]}"
-        label = name[: 8 - len(suffix)] + suffix
-        while label in taken:
-            label = label[:7] + "'" if len(label) >= 8 else label + "'"
+        label = _free_label(name, seen[name], taken)
         taken.add(label)
         names[i] = label
     return names
+
+
+def _free_label(name: str, number: int, taken: set[str]) -> str:
+    """``<name>_<number>`` cut to 8 characters, else with primes, else with the next free number.
+
+    Every candidate is distinct (its number and its count of trailing primes differ), and there
+    are more candidates than ``taken`` holds, so this always ends.
+    """
+    for k in itertools.count(number):
+        for primes in range(8 - len(f"_{k}") + 1):
+            tail = f"_{k}" + "'" * primes
+            label = name[: 8 - len(tail)] + tail
+            if label not in taken:
+                return label
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def with_unique_ligand_labels(c: Complex) -> Complex:

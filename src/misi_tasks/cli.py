@@ -8,6 +8,10 @@ Examples::
     misi-gen --input complexes.csv --check                 # validate a manifest, render nothing
     misi-gen --input 1abc.cif.gz --ligand ATP:A --smiles '...' --out out
     misi-gen --task all --input pdbbind/ --out /shared/out --backend ray --ray-address auto
+
+Every argument is checked before any work starts; a bad one is one line naming the option and the
+value.  Ctrl-C stops with one line; the same command then resumes where the run stopped.
+Exit status: 0 done, 2 bad arguments, input or output folder, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -18,19 +22,43 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from misi_tasks.backends import BACKEND_NAMES, BackendError
 from misi_tasks.names import TASK_NAMES, resolve_task
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "default_workers"]
+
+_EXAMPLES = """examples:
+  misi-gen --out misi_out                                   all tasks on the bundled sample complexes
+  misi-gen --input pdbbind/ --out out --task docking,T5 --split test --workers 4
+  misi-gen --input pdbbind/ --out tiny --tiny              50 items per task from the test split
+  misi-gen --out out --task T4 --task-params '{"residue-ligand": {"hard_negatives": true}}'
+
+An interrupted run resumes when the same command is run again.  --out must be a new or empty
+folder, or one an earlier run with the same arguments wrote; --overwrite replaces the README.md,
+failures.txt and data/ of any other folder."""
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``), not the machine's count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from misi_tasks.generate import _package_version
+
     p = argparse.ArgumentParser(
         prog="misi-gen",
         description="Generate MiSI-Bench-style images, questions and answers from protein-ligand complexes "
                     "(PDBbind folders, manifests, PDB/mmCIF entries, multi-pose SDFs).",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"misi-gen (misi) {_package_version()}")
     p.add_argument("--task", default="all",
                    help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
     p.add_argument("--input", type=Path, default=None,
@@ -50,9 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=int, default=1024, help="image width = height in pixels (default 1024)")
     p.add_argument("--projection", choices=["orthographic", "perspective"], default="orthographic")
     p.add_argument("--style", choices=["ball-and-stick", "spacefill"], default="ball-and-stick")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: all cores), or the CPUs of the Ray instance that "
-                        "--backend ray starts here; results do not depend on it")
+    p.add_argument("--workers", type=int, default=default_workers(),
+                   help="worker processes (default: the CPUs this process may use, here %(default)s), or the "
+                        "CPUs of the Ray instance that --backend ray starts here; results do not depend on it")
     p.add_argument("--backend", choices=BACKEND_NAMES, default="local",
                    help="where complexes are processed: 'local' process pool (default) or 'ray' "
                         '(pip install "misi[ray]"); results do not depend on it')
@@ -63,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tiny", action="store_true", help="draw 50 items per task from the test split")
     p.add_argument("--task-params", default=None,
                    help='JSON overrides per task, e.g. \'{"residue-ligand": {"hard_negatives": false}}\'')
+    p.add_argument("--overwrite", action="store_true",
+                   help="write into a non-empty folder misi-gen did not write, or one written with other "
+                        "arguments, replacing its README.md, failures.txt and data/ (other files stay)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -70,22 +101,73 @@ def build_parser() -> argparse.ArgumentParser:
 def _parse_tasks(text: str) -> tuple[str, ...]:
     if text.strip().lower() == "all":
         return TASK_NAMES
-    names = [resolve_task(t) for t in text.split(",") if t.strip()]
+    names = [resolve_task(t.strip()) for t in text.split(",") if t.strip()]
+    if not names:
+        raise ValueError(f"--task {text!r} names no task; give names or codes ({', '.join(TASK_NAMES)}) or 'all'")
     return tuple(t for t in TASK_NAMES if t in names)
 
 
+def _check_param(task: str, name: str, value: Any, default: Any) -> None:
+    """One task parameter against the type of its default (bool, int, float, list of the same)."""
+    where = f"--task-params: {task}.{name} = {json.dumps(value)}"
+    if name == "count":
+        ok, want = isinstance(value, int) and not isinstance(value, bool) and value >= 0, "a whole number >= 0"
+    elif isinstance(default, bool):
+        ok, want = isinstance(value, bool), "true or false"
+    elif isinstance(default, int):
+        ok, want = isinstance(value, int) and not isinstance(value, bool), "a whole number"
+    elif isinstance(default, float):
+        ok, want = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+    elif isinstance(default, (tuple, list)):
+        ok = isinstance(value, list) and bool(value) and all(isinstance(v, type(default[0])) for v in value)
+        want = f"a non-empty list like {json.dumps(list(default))}"
+    else:
+        ok, want = True, ""
+    if not ok:
+        raise ValueError(f"{where}: must be {want}")
+
+
+def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
+    """``--task-params`` as {task: {parameter: value}}, every name and type checked."""
+    from misi_tasks.registry import get_task
+
+    if not text:
+        return {}
+    try:
+        raw = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise ValueError(f"--task-params is not valid JSON ({msg}): {text!r}") from None
+    if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+        raise ValueError(f"--task-params must be a JSON object {{task: {{parameter: value}}}}, got {text!r}")
+    params = {}
+    for key, kw in raw.items():
+        try:
+            task = resolve_task(key)
+        except ValueError as exc:
+            raise ValueError(f"--task-params: {exc}") from None
+        gen = get_task(task)
+        try:
+            gen(**kw)  # unknown parameter names
+        except ValueError as exc:
+            raise ValueError(f"--task-params: {exc}") from None
+        for name, value in kw.items():
+            _check_param(task, name, value, gen.defaults.get(name))
+        params[task] = kw
+    return params
+
+
 def main(argv: list[str] | None = None) -> int:
-    from misi_tasks.generate import GenerateConfig, generate_dataset
+    from misi_tasks.generate import TINY_PER_TASK, GenerateConfig, generate_dataset
     from misi_tasks.samples import sample_root
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         tasks = _parse_tasks(args.task)
-        params = json.loads(args.task_params) if args.task_params else {}
-        if not isinstance(params, dict):
-            raise ValueError("--task-params must be a JSON object {task: {parameter: value}}")
-        params = {resolve_task(k): v for k, v in params.items()}
+        params = _parse_task_params(args.task_params)
+        if args.out is not None and args.out.exists() and not args.out.is_dir():
+            raise ValueError(f"--out {args.out}: is a file, not a folder")
         if args.size < 64:
             raise ValueError(f"--size must be at least 64 pixels, got {args.size}")
         if args.workers < 1:
@@ -100,11 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--poses must be at least 1, got {args.poses}")
         if args.out is None and not args.check:
             raise ValueError("--out is required (or --check to validate the input only)")
-        from misi_tasks.registry import get_task
-
-        for t, kw in params.items():
-            get_task(t)(**kw)  # unknown parameters fail here, before any work
-    except (ValueError, json.JSONDecodeError) as exc:
+    except ValueError as exc:
         parser.error(str(exc))
     if args.check:
         return _check(args.input or sample_root(), args)
@@ -126,13 +204,22 @@ def main(argv: list[str] | None = None) -> int:
         poses=args.poses,
         backend=args.backend,
         ray_address=args.ray_address,
+        overwrite=args.overwrite,
     )
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print("misi-gen: interrupted; run the same command again to resume (work so far is kept)",
+              file=sys.stderr)
+        return 130
     except (ValueError, OSError, BackendError) as exc:
         print(f"misi-gen: error: {exc}", file=sys.stderr)
         return 2
     print(summary.format())
+    if cfg.tiny:
+        for (task, split), n in sorted(summary.items.items()):
+            if n < TINY_PER_TASK:
+                print(f"note: --tiny: only {n} {task} items exist in the {split} split (fewer than {TINY_PER_TASK})")
     print(f"dataset written to {cfg.out_dir}")
     return 0
 

@@ -64,6 +64,8 @@ def read_predictions(path: str | Path, known_ids: set[str] | None = None) -> dic
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise PredictionsError(f"{where}: malformed line, not JSON ({exc.msg})") from None
+        except RecursionError:  # e.g. [[[[...]]]] nested deeper than the interpreter's stack
+            raise PredictionsError(f"{where}: malformed line, JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise PredictionsError(f"{where}: malformed line, expected a JSON object")
         item_id = obj.get("id")

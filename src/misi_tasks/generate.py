@@ -3,14 +3,25 @@
 Determinism: every random draw is seeded by (seed, task, complex id), units are assembled in sorted
 order and letters are balanced per (task, split) after assembly, so the output bytes depend only
 on the inputs and the arguments, never on the number of workers or on interruptions.
+
+Robustness: every complex is loaded first; one that fails (a bad file, or any unexpected error) is
+reported with its id and file in the summary, the card and ``OUT/failures.txt`` and costs no other
+complex anything -- T5 draws its partner complexes only from those that loaded.
+
+The output folder (see :mod:`misi_tasks.units` for the work folder beside it): a run writes only
+into an empty folder, a folder an earlier misi-gen run with the same arguments wrote (it resumes),
+or -- with ``overwrite`` -- replaces ``README.md``, ``failures.txt`` and ``data/`` of any folder
+(other files are left alone).  A folder misi did not write, or wrote with other arguments, is
+refused with :class:`OutputFolderError`; a lock stops two runs writing one folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import shutil
 import time
-import traceback
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,9 +32,10 @@ from misi_tasks.items import Item
 from misi_tasks.names import MC_TASKS, TASK_NAMES
 from misi_tasks.scene import RenderSettings
 from misi_tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
-from misi_tasks.units import WorkDir
+from misi_tasks.units import WorkDir, atomic_write_bytes, remove_temp_files
 
-__all__ = ["GenerateConfig", "GenerateSummary", "generate_dataset", "generate_items", "TINY_PER_TASK"]
+__all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "OutputFolderError", "generate_dataset",
+           "generate_items", "TINY_PER_TASK"]
 
 #: Items per task in a ``--tiny`` run (the paper's Tiny subset).
 TINY_PER_TASK = 50
@@ -31,10 +43,17 @@ TINY_PER_TASK = 50
 SHARD_BYTES = 128 * 2**20
 #: ... or this many rows.
 ROWS_PER_SHARD = 1000
-
-
+#: One line per complex that failed to load: ``<id>\t<message>`` (written only when one did).
+FAILURES_FILE = "failures.txt"
+_SHARD_NAME_RE = re.compile(r"^(train|test)-\d{5}-of-\d{5}\.parquet$")
 #: Config fields that only say where and how a run executes, not what it produces.
-_NOT_IN_FINGERPRINT = ("workers", "out_dir", "input_dir", "backend", "ray_address")
+_NOT_IN_FINGERPRINT = ("workers", "out_dir", "input_dir", "overwrite", "backend", "ray_address")
+#: Input options that, left unset, are left out of the fingerprint (runs from before them keep theirs).
+_OPTIONAL_INPUT_FIELDS = ("ligand", "smiles", "poses")
+
+
+class OutputFolderError(ValueError):
+    """The output folder cannot be used: written by someone else or with other arguments, or in use."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +78,7 @@ class GenerateConfig:
     poses: int | None = None  # keep the first N poses of a multi-molecule ligand file
     backend: str = "local"  # "local" (process pool) or "ray"; results do not depend on it
     ray_address: str | None = None  # with backend "ray": "auto", "ray://host:port" or None (start Ray here)
+    overwrite: bool = False  # replace README.md, failures.txt and data/ of a folder misi-gen did not write
 
     @property
     def settings(self) -> RenderSettings:
@@ -66,11 +86,16 @@ class GenerateConfig:
 
     def fingerprint(self, complex_ids: Iterable[str]) -> str:
         """Hash of everything that shapes the output (not workers, not the output folder)."""
-        d = {k: v for k, v in asdict(self).items() if k not in _NOT_IN_FINGERPRINT
-             and not (k in ("ligand", "smiles", "poses") and v is None)}  # unset: as before these options
+        d = self.describe()
         d["complexes"] = sorted(complex_ids)
         d["version"] = _package_version()
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        """The arguments that shape the output, as JSON-able values."""
+        d = {k: v for k, v in asdict(self).items()
+             if k not in _NOT_IN_FINGERPRINT and not (k in _OPTIONAL_INPUT_FIELDS and v is None)}
+        return json.loads(json.dumps(d, default=str))
 
 
 def _package_version() -> str:
@@ -96,6 +121,24 @@ class GenerateSummary:
     task_skips: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # task -> ["id: why"]
     seconds: float = 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        return {"items": {f"{t}/{s}": n for (t, s), n in sorted(self.items.items())},
+                "images": {f"{t}/{s}": n for (t, s), n in sorted(self.images.items())},
+                "shards": sorted(self.shards), "complexes": self.complexes,
+                "failed_complexes": dict(sorted(self.failed_complexes.items())),
+                "sources": dict(sorted(self.sources.items())),
+                "task_skips": {t: v for t, v in sorted(self.task_skips.items())}}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "GenerateSummary":
+        def counter(m: dict[str, int]) -> Counter:
+            return Counter({tuple(k.split("/")): n for k, n in m.items()})
+
+        out = cls(items=counter(d["items"]), images=counter(d["images"]), complexes=d["complexes"],
+                  failed_complexes=dict(d["failed_complexes"]), sources=dict(d.get("sources", {})))
+        out.task_skips.update(d["task_skips"])
+        return out
+
     def format(self) -> str:
         lines = [f"{'task':<22}{'split':<7}{'items':>7}{'images':>8}"]
         for (task, split), n in sorted(self.items.items(), key=lambda kv: (TASK_NAMES.index(kv[0][0]), kv[0][1])):
@@ -106,6 +149,8 @@ class GenerateSummary:
         )
         for cid, why in sorted(self.failed_complexes.items()):
             lines.append(f"skipped complex {cid}: {why}")
+        if self.failed_complexes:
+            lines.append(f"{len(self.failed_complexes)} complex(es) skipped: listed in {FAILURES_FILE}")
         for task in sorted(self.task_skips):
             for why in self.task_skips[task]:
                 lines.append(f"no {task} items for {why}")
@@ -132,16 +177,57 @@ def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
 
 
 def _init_worker() -> None:
-    """Load the render kernels once per worker (numba cache) before the first complex."""
+    """Load the render kernels once per worker (numba cache) before the first complex.  Ctrl-C is
+    left to the parent (one line, no traceback per worker)."""
+    import signal
+
     from misi_render import warm_up
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_up()
+
+
+def _one_line(exc: BaseException, where: Path | str) -> str:
+    """An exception as one line: a MisiInputError as it is, anything else with its type and place."""
+    from misi_geom import MisiInputError
+    from misi_geom.errors import printable
+
+    if isinstance(exc, MisiInputError):
+        return str(exc)
+    text = " ".join(str(exc).split())
+    return printable(f"{where}: unexpected {type(exc).__name__}{': ' + text if text else ''}")
+
+
+def _where(source: Any) -> Path | str:
+    """The place a complex is read from, for messages: its folder, else its id."""
+    return getattr(source, "path", None) or getattr(source, "id", source)
+
+
+def _check_complex(args: tuple) -> tuple[str, str | None]:
+    """Load one complex (in a worker): (id, None) or (id, one-line reason it cannot be used)."""
+    cid, source, settings = args
+    try:
+        _scene_loader({cid: source}, settings)(cid)
+    except OSError:
+        raise  # a full disk or a vanished input folder stops the run (and it resumes)
+    except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
+        return cid, _one_line(exc, _where(source))
+    return cid, None
 
 
 def _process_complex(args: tuple) -> dict[str, Any]:
     """Generate every requested task for one complex and write its units; returns a report."""
-    cfg, cid, split, dirs, split_ids = args
-    from misi_geom import MisiInputError
+    cfg, cid, split, dirs, partner_ids = args
+    try:
+        return _generate_units(cfg, cid, split, dirs, partner_ids)
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        return {"complex": cid, "error": _one_line(exc, _where(dirs[cid])), "skips": {}}
+
+
+def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
+                    partner_ids: tuple[str, ...]) -> dict[str, Any]:
     from misi_tasks.inputs.provenance import save_provenance
     from misi_tasks.registry import GenContext, TaskSkipped, get_task
 
@@ -151,16 +237,10 @@ def _process_complex(args: tuple) -> dict[str, Any]:
     if not todo:
         return report
     load = _scene_loader(dirs, cfg.settings)
-    try:
-        scene = load(cid)
-    except MisiInputError as exc:
-        report["error"] = str(exc)
-        return report
+    scene = load(cid)
     save_provenance(cfg.out_dir, cid, scene.provenance)
-    ctx = GenContext(
-        seed=cfg.seed, split=split, settings=cfg.settings,
-        partner_ids=tuple(i for i in split_ids if i != cid), partner=load,
-    )
+    ctx = GenContext(seed=cfg.seed, split=split, settings=cfg.settings,
+                     partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
     for task in todo:
         gen = get_task(task)(**cfg.task_params.get(task, {}))
         try:
@@ -168,10 +248,10 @@ def _process_complex(args: tuple) -> dict[str, Any]:
             why = None
         except TaskSkipped as exc:
             items, why = [], str(exc)
-        except MisiInputError as exc:  # e.g. a T5 partner complex that does not load
-            items, why = [], str(exc)
-        except Exception as exc:  # a bug must not cost the other complexes
-            items, why = [], f"error {type(exc).__name__}: {exc} ({traceback.format_exc(limit=-1).strip().splitlines()[-1]})"
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. a T5 partner that fails: this task only
+            items, why = [], _one_line(exc, dirs[cid])
         if why:
             report["skips"][task] = why
         work.write_unit(cid, task, items, why)
@@ -287,10 +367,96 @@ def _plan(cfg: GenerateConfig):
     return by_id, splits, plan.failures
 
 
+def _output_files(out: Path) -> tuple[list[Path], list[Path]]:
+    """(files a misi-gen run writes, other files) under ``out``."""
+    ours, other = [], []
+    for path in sorted(out.rglob("*")) if out.is_dir() else ():
+        if path.is_dir() and not path.is_symlink():
+            continue
+        rel = path.relative_to(out).parts
+        shard = len(rel) == 3 and rel[0] == "data" and rel[1] in TASK_NAMES and _SHARD_NAME_RE.match(rel[2])
+        if shard or rel in (("README.md",), (FAILURES_FILE,)) or rel[0] == ".misi-gen":
+            ours.append(path)
+        else:
+            other.append(path)
+    return ours, other
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    return "; ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in keys[:3]) or "other input complexes"
+
+
+def _prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_complexes: int) -> dict[str, Any]:
+    """Lock the output folder, check it may be written (module docs) and return the run state."""
+    out = cfg.out_dir
+    if out.exists() and not out.is_dir():
+        raise OutputFolderError(f"{out}: is a file, not a folder; --out must be a folder")
+    if not work.lock():
+        raise OutputFolderError(f"{out}: another misi-gen run is writing this folder (lock {work.root / 'lock'})")
+    state = work.load_state()
+    legacy = out / ".misi-gen"  # where versions before issue 13 kept the work folder
+    if not state and (legacy / "state.json").is_file():
+        try:
+            state = json.loads((legacy / "state.json").read_text())
+        except (OSError, ValueError):
+            state = {}
+    ours, other = _output_files(out)
+    written_by_misi = bool(state.get("fingerprint")) or legacy.is_dir()
+    described = {**cfg.describe(), "complexes": n_complexes}
+    if (ours or other) and not written_by_misi and not cfg.overwrite:
+        shown = ", ".join(str(p.relative_to(out)) for p in (ours + other)[:3]) + (", ..." if len(ours + other) > 3 else "")
+        raise OutputFolderError(f"{out}: folder is not empty and misi-gen did not write it (it holds {shown}); "
+                                "choose a new or empty --out, or pass --overwrite to replace its README.md and data/")
+    if written_by_misi and state.get("fingerprint") != fingerprint and ours and not cfg.overwrite:
+        raise OutputFolderError(f"{out}: holds a dataset generated with other arguments "
+                                f"({_differences(state.get('config', {}), described)}); choose another --out, "
+                                "or pass --overwrite to replace it")
+    if cfg.overwrite or state.get("fingerprint") != fingerprint:
+        for path in ours:
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+        work.clear_units()
+        state = {"fingerprint": fingerprint, "config": described, "shards_done": {}}
+    work.save_state(state)
+    shutil.rmtree(legacy, ignore_errors=True)  # its units are not reused; the state now lives beside OUT
+    remove_temp_files(out)  # left by a run killed while writing
+    remove_temp_files(work.root)
+    out.mkdir(parents=True, exist_ok=True)
+    return state
+
+
+def _finished(cfg: GenerateConfig, state: dict[str, Any]) -> GenerateSummary | None:
+    """The summary of a completed run whose files are all still there, else None."""
+    if not state.get("complete") or cfg.overwrite:
+        return None
+    if not all((cfg.out_dir / rel).is_file() for rel in state.get("files", [])):
+        return None
+    summary = GenerateSummary.from_json(state["summary"])
+    summary.shards_skipped = len(state["summary"]["shards"])
+    return summary
+
+
+def _write_failures(cfg: GenerateConfig, summary: GenerateSummary) -> None:
+    path = cfg.out_dir / FAILURES_FILE
+    if summary.failed_complexes:
+        text = "".join(f"{cid}\t{why}\n" for cid, why in sorted(summary.failed_complexes.items()))
+        atomic_write_bytes(path, text.encode())
+    elif path.is_file():
+        path.unlink()
+
+
 def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateSummary:
-    """Run a whole generation: resumable, byte-deterministic, one bad complex never costs the rest."""
+    """Run a whole generation: resumable, byte-deterministic, one bad complex never costs the rest.
+
+    Raises
+    ------
+    OutputFolderError
+        If the output folder may not be written (see the module docs).
+    """
     from tqdm import tqdm
 
+    from misi_geom.errors import printable
     from misi_tasks.card import write_card
     from misi_tasks.inputs.provenance import load_provenance
 
@@ -298,28 +464,54 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     by_id, splits, bad_inputs = _plan(cfg)
     work = WorkDir(cfg.out_dir)
     fingerprint = cfg.fingerprint(by_id)
-    state = work.start(fingerprint)
-    summary = GenerateSummary(complexes=len(by_id))
-    split_ids = {s: tuple(sorted(c for c, x in splits.items() if x == s)) for s in set(splits.values())}
-    jobs = [(cfg, cid, splits[cid], by_id, split_ids[splits[cid]]) for cid in sorted(by_id)]
-    backend = make_backend(cfg.backend, workers=max(1, min(cfg.workers, len(jobs))), ray_address=cfg.ray_address)
-    bar = tqdm(total=len(jobs), desc="complexes", unit="cx", disable=not progress)
-    reports = []  # small dicts; the items themselves are units on disk
-    for r in backend.map(_process_complex, jobs, setup=_init_worker, name_of=lambda job: f"complex {job[1]}",
-                         shared_paths=(work.state_path, cfg.input_dir)):
-        reports.append(r)
-        bar.update()
-    bar.close()
-    summary.failed_complexes.update(bad_inputs)
-    for r in reports:
-        if r["error"]:
-            summary.failed_complexes[r["complex"]] = r["error"]
-    summary.sources = load_provenance(cfg.out_dir, [c for c in sorted(by_id) if c not in summary.failed_complexes])
-
-    for task in cfg.tasks:
-        for split in sorted(set(splits.values())):
-            cids = [c for c in sorted(by_id) if splits[c] == split and c not in summary.failed_complexes]
-            _assemble(cfg, work, state, task, split, cids, summary)
-    summary.seconds = time.perf_counter() - t0
-    write_card(cfg, summary)
-    return summary
+    try:
+        try:
+            state = _prepare_output(cfg, work, fingerprint, len(by_id))
+        except OutputFolderError:
+            if work.locked and not work.state_path.exists():  # refused before anything was written:
+                shutil.rmtree(work.root, ignore_errors=True)  # leave no work folder beside OUT
+            raise
+        done = _finished(cfg, state)
+        if done is not None:
+            done.seconds = time.perf_counter() - t0
+            return done
+        summary = GenerateSummary(complexes=len(by_id))
+        summary.failed_complexes.update({printable(c): why for c, why in bad_inputs.items()})
+        ids = sorted(by_id)
+        workers = max(1, min(cfg.workers, len(ids)))
+        shared = (work.state_path, cfg.input_dir)  # a Ray worker checks it sees these (shared filesystem)
+        with make_backend(cfg.backend, workers=workers, ray_address=cfg.ray_address) as backend:
+            # 1. load every complex: failures are reported, and T5 partners come from the others
+            checks = backend.map(_check_complex, [(c, by_id[c], cfg.settings) for c in ids], setup=_init_worker,
+                                 name_of=lambda job: f"complex {job[0]}", shared_paths=shared)
+            loaded = []
+            for cid, error in tqdm(checks, total=len(ids), desc="loading", unit="cx", disable=not progress):
+                if error:
+                    summary.failed_complexes[printable(cid)] = error
+                else:
+                    loaded.append(cid)
+            loaded.sort()  # a backend may answer in completion order
+            partners = {s: tuple(c for c in loaded if splits[c] == s) for s in set(splits.values())}
+            # 2. generate the units of every complex that loaded
+            jobs = [(cfg, cid, splits[cid], by_id, partners[splits[cid]]) for cid in loaded]
+            reports = backend.map(_process_complex, jobs, setup=_init_worker,
+                                  name_of=lambda job: f"complex {job[1]}", shared_paths=shared)
+            for r in tqdm(reports, total=len(jobs), desc="complexes", unit="cx", disable=not progress):
+                if r["error"]:
+                    summary.failed_complexes[printable(r["complex"])] = r["error"]
+        usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
+        summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
+        for task in cfg.tasks:
+            for split in sorted(set(splits.values())):
+                _assemble(cfg, work, state, task, split, [c for c in usable if splits[c] == split], summary)
+        summary.seconds = time.perf_counter() - t0
+        _write_failures(cfg, summary)
+        write_card(cfg, summary)
+        files = [p.relative_to(cfg.out_dir).as_posix() for p in _output_files(cfg.out_dir)[0]]
+        state.update(complete=True, files=files,
+                     summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})
+        work.save_state(state)
+        work.clear_units()  # the bulk of the work folder; state.json stays as the folder's record
+        return summary
+    finally:
+        work.unlock()

@@ -22,6 +22,13 @@ T5, T6, T8             ``The answer is **C**.``, ``(C)``, ``C``      :class:`Cho
 For T8 a reply that restates exactly one option's command (``move x 7, move y 5``) and
 names no letter is mapped to that option's letter.
 
+Parsing takes time linear in the reply's length (``benchmarks/bench_parsing.py`` prints the worst
+case over many adversarial 1 MB shapes).  The patterns never count whitespace, so before matching
+every run of whitespace is shortened to a canonical run of at most three characters that every
+pattern treats alike (:func:`_shorten_space`); this bounds the backtracking of patterns that hold
+several optional white-space runs in a row.  The "letter alone on a line" pattern looks within one
+line, so that no line start rescans the (punctuation-only) lines after it.
+
 Examples
 --------
 >>> parse_answer("rotation", "I think it is Roll Y −30°.").text
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
@@ -152,6 +160,37 @@ def normalize_bond(bond: str) -> str:
     return f"{' '.join(left.split()).upper()}, {' '.join(right.split()).upper()}"
 
 
+_SPACE_RUN_RE = re.compile(r"\s{2,}")  # single characters stay as they are
+_H_SPACE_RE = re.compile(r"[ \t]*")
+
+
+def _shorten_segment(seg: str) -> str:
+    """A newline-free whitespace run as ``""``, ``" "`` (spaces and tabs only) or ``"\r"`` (other
+    whitespace, which ``[ \t]`` does not match)."""
+    if not seg:
+        return ""
+    return " " if _H_SPACE_RE.fullmatch(seg) else "\r"
+
+
+def _shorten_run(m: re.Match[str]) -> str:
+    run = m.group()
+    first, newline, rest = run.partition("\n")
+    if not newline:
+        return _shorten_segment(run)
+    return _shorten_segment(first) + "\n" + _shorten_segment(rest.rpartition("\n")[2])
+
+
+def _shorten_space(text: str) -> str:
+    """Shorten every whitespace run without changing what any pattern of this module matches.
+
+    A run without a line break becomes ``" "`` or ``"\r"``; a run with line breaks keeps the
+    (shortened) white space before its first and after its last line break around a single
+    ``"\n"``: the patterns look at line breaks only through ``[ \t]*\n``, ``[ \t]*$`` and ``^``
+    (and blank lines add nothing to those), and never at how much white space there is.
+    """
+    return _SPACE_RUN_RE.sub(_shorten_run, text)
+
+
 # ---------------------------------------------------------------- regular expressions
 _NUM = r"([+-]?\s*\d+(?:\.\d+)?)"
 _AXIS = r"(?:along|about|around|on)?\s*(?:the\s+)?([xyz])(?:\s*-?\s*axis)?\s*(?:by\s+)?[:=]?\s*"
@@ -185,7 +224,9 @@ _MC_STRONG_RE = re.compile(
     rf"|\b(?:correct|right|best)\s+(?:option|one)\s+is|\b(?:choose|pick|select)(?:\s+option)?)"
     rf"\s*[:=\-]?\s*(?i:(?:option|choice)\s*)?[\(\[]?\s*{_LETTER}", re.M)
 _MC_WEAK_RE = [
-    re.compile(rf"^\W*{_LETTER}\W*$", re.M),                      # the letter alone on a line
+    # the letter alone on a line; [^\w\n] rather than \W, so that no line start rescans the lines
+    # after it (a letter line preceded by punctuation-only lines matches all the same)
+    re.compile(rf"^[^\w\n]*{_LETTER}[^\w\n]*$", re.M),
     re.compile(r"\(([A-D])\)|\[([A-D])\]"),                       # (C) or [C]
     re.compile(r"(?i:\b(?:option|choice)\s+)([A-D])(?![A-Za-z0-9])"),
     re.compile(r"\b([A-D])\s+(?i:is|seems|looks)\s+(?i:the\s+)?(?i:correct|right|best)"),
@@ -196,11 +237,23 @@ def _number(text: str) -> float:
     return float(text.replace(" ", "").replace("\t", ""))
 
 
-def _pick(matches: list[tuple[int, ParsedAnswer]], pick: str) -> ParsedAnswer | None:
-    if not matches:
-        return None
-    matches.sort(key=lambda m: m[0])
-    return matches[-1][1] if pick == "last" else matches[0][1]
+def _pick(patterns: Sequence[re.Pattern[str]], text: str, pick: str) -> tuple[int, re.Match[str]] | None:
+    """The first or last match of any of ``patterns`` (by start; on a tie the last, resp. first,
+    pattern), with the pattern's index.  Only that match is kept: a reply made of a million
+    candidate answers costs no more objects than one."""
+    best: tuple[tuple[int, int], int, re.Match[str]] | None = None
+    for k, rx in enumerate(patterns):
+        if pick == "last":
+            m = deque(rx.finditer(text), maxlen=1)  # consumed in C, keeps the last match
+            m = m[0] if m else None
+        else:
+            m = rx.search(text)
+        if m is None:
+            continue
+        key = (m.start(), k) if pick == "last" else (-m.start(), -k)
+        if best is None or key > best[0]:
+            best = (key, k, m)
+    return None if best is None else (best[1], best[2])
 
 
 def _bonds(text: str, bond_re: re.Pattern[str], with_yes: bool) -> BondList:
@@ -213,10 +266,9 @@ def _bonds(text: str, bond_re: re.Pattern[str], with_yes: bool) -> BondList:
 
 def _parse_mc(text: str, options: Sequence[str], pick: str) -> Choice | None:
     for pattern_set in ([_MC_STRONG_RE], _MC_WEAK_RE):
-        found = [(m.start(), Choice(next(g for g in m.groups() if g).upper()))
-                 for rx in pattern_set for m in rx.finditer(text)]
+        found = _pick(pattern_set, text, pick)
         if found:
-            return _pick(found, pick)  # type: ignore[return-value]
+            return Choice(next(g for g in found[1].groups() if g).upper())
     commands = {i: " ".join(o.lower().split()) for i, o in enumerate(options) if o.strip()}
     low = " ".join(text.lower().split())
     hits = [i for i, cmd in commands.items() if cmd in low]
@@ -249,20 +301,26 @@ def parse_answer(
         The parsed answer (``.text`` gives its canonical string), or None if unparseable.
     """
     task = resolve_task(task)
-    text = normalize_reply(reply)
-    found: list[tuple[int, ParsedAnswer]] = []
+    text = _shorten_space(normalize_reply(reply))
+    if task in MC_TASKS:
+        return _parse_mc(text, options, pick)
     if task in ("translation", "zooming"):
-        found = [(m.start(), Move(m[1].lower(), _number(m[2]))) for m in _MOVE_RE.finditer(text)]
-    elif task == "rotation":
-        found = [(m.start(), Roll(m[1].lower(), _number(m[2]))) for m in _ROLL_RE.finditer(text)]
-    elif task == "docking":
-        found = [(m.start(), Docking(Roll(m[1].lower(), _number(m[2])), Move(m[3].lower(), _number(m[4]))))
-                 for m in _DOCK_RE.finditer(text)]
-    elif task in ("residue-ligand", "pocket-ligand"):
+        found = _pick([_MOVE_RE], text, pick)
+        return None if found is None else Move(found[1][1].lower(), _number(found[1][2]))
+    if task == "rotation":
+        found = _pick([_ROLL_RE], text, pick)
+        return None if found is None else Roll(found[1][1].lower(), _number(found[1][2]))
+    if task == "docking":
+        found = _pick([_DOCK_RE], text, pick)
+        if found is None:
+            return None
+        m = found[1]
+        return Docking(Roll(m[1].lower(), _number(m[2])), Move(m[3].lower(), _number(m[4])))
+    if task in ("residue-ligand", "pocket-ligand"):
         list_re, bond_re, yes = ((_YES4_RE, _BOND4_RE, True) if task == "residue-ligand"
                                  else (_LIST9_RE, _BOND9_RE, False))
-        found = [(m.start(), _bonds(m.group(1), bond_re, yes)) for m in list_re.finditer(text)]
-        found += [(m.start(), BondList((), yes)) for m in _NO_RE.finditer(text)]
-    elif task in MC_TASKS:
-        return _parse_mc(text, options, pick)
-    return _pick(found, pick)
+        found = _pick([list_re, _NO_RE], text, pick)
+        if found is None:
+            return None
+        return _bonds(found[1].group(1), bond_re, yes) if found[0] == 0 else BondList((), yes)
+    return None

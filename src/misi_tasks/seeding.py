@@ -23,8 +23,9 @@ DEFAULT_TEST_FRACTION = 0.125
 
 
 def stable_hash(*parts: object) -> int:
-    """64-bit hash of the parts' string forms, identical on every platform and run."""
-    h = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    """64-bit hash of the parts' string forms, identical on every platform and run (a folder name
+    that is not UTF-8 text hashes too: its undecodable bytes are kept as they are)."""
+    h = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(h[:8], "little")
 
 

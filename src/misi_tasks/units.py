@@ -1,9 +1,15 @@
-"""Per-complex work units of a generation run: how an interrupted run resumes.
+"""Per-complex work units of a generation run: how an interrupted run resumes, and whose folder
+an output folder is.
 
-Each complex's items for one task are pickled to ``OUT/.misi-gen/units/<complex>/<task>.pkl``
-(atomically) as soon as they exist, followed by a small ``<task>.json`` index (item and image
-counts) that lets shards be assembled one at a time without holding a whole task in memory; a rerun with the same fingerprint skips complexes whose units
-are complete.  ``OUT/.misi-gen/state.json`` holds the run fingerprint and the finished shards.
+The work folder sits *beside* the output folder, never in it: ``OUT`` is published as it is
+(``hf upload OUT``), so for ``path/to/OUT`` the work folder is ``path/to/.OUT.misi-gen/``.
+Each complex's items for one task are pickled to ``units/<complex>/<task>.pkl`` (atomically) as
+soon as they exist, followed by a small ``<task>.json`` index (item and image counts) that lets
+shards be assembled one at a time without holding a whole task in memory; a rerun with the same
+fingerprint skips complexes whose units are complete.  The units (the bulk: ~200 MB on a small
+run) are deleted when a run completes.  ``state.json`` holds the run fingerprint, the finished
+shards and, once complete, the run's summary; it is also what marks ``OUT`` as written by misi.
+``lock`` is held (``flock``) for the whole run, so two runs never write one folder.
 """
 
 from __future__ import annotations
@@ -11,11 +17,16 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WorkDir", "atomic_write_bytes"]
+__all__ = ["WorkDir", "atomic_write_bytes", "remove_temp_files", "work_dir_for"]
+
+#: Names of the temporary files of :func:`atomic_write_bytes` and ``write_shard`` (``mkstemp``).
+_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -35,12 +46,59 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def work_dir_for(out_dir: Path) -> Path:
+    """The work folder of output folder ``out_dir``: ``.<name>.misi-gen`` beside it."""
+    out = Path(os.path.abspath(out_dir))
+    return out.parent / f".{out.name}.misi-gen"
+
+
+def remove_temp_files(folder: Path) -> list[Path]:
+    """Delete the temporary files an interrupted (``kill -9``) write left under ``folder``."""
+    removed = []
+    for path in folder.rglob(".*.tmp") if folder.is_dir() else ():
+        if _TEMP_RE.match(path.name) and path.is_file():
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
 class WorkDir:
-    """The hidden working folder of one output directory."""
+    """The working folder of one output directory (beside it, see the module docs)."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.root = Path(out_dir) / ".misi-gen"
+        self.root = work_dir_for(out_dir)
         self.state_path = self.root / "state.json"
+        self._lock_fd: int | None = None
+
+    # --- lock ---------------------------------------------------------------------------------------
+    def lock(self) -> bool:
+        """Take the run lock; False if another live process holds it.  Released on exit or kill."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            self._lock_fd = fd
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
+        return True
+
+    @property
+    def locked(self) -> bool:
+        """True while this object holds the run lock."""
+        return self._lock_fd is not None
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
 
     # --- run state ------------------------------------------------------------------------------
     def load_state(self) -> dict[str, Any]:
@@ -91,6 +149,4 @@ class WorkDir:
             return pickle.load(fh)
 
     def clear_units(self) -> None:
-        import shutil
-
         shutil.rmtree(self.root / "units", ignore_errors=True)

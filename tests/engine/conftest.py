@@ -20,8 +20,8 @@ def small_config(out: Path, **kw) -> GenerateConfig:
 
 
 def digest(out: Path) -> dict[str, str]:
-    """sha256 of every output file (the working folder ``.misi-gen`` excluded)."""
-    files = sorted(p for p in out.rglob("*") if p.is_file() and ".misi-gen" not in p.parts)
+    """sha256 of every output file (the work folder lives beside ``out``, not in it)."""
+    files = sorted(p for p in out.rglob("*") if p.is_file())
     return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 

@@ -19,6 +19,7 @@ ray = pytest.importorskip("ray", reason='Ray is not installed: pip install "misi
 from misi_tasks.backends import BackendError, RayBackend  # noqa: E402
 from misi_tasks.backends.ray_cluster import _shared_elements  # noqa: E402
 from misi_tasks.generate import generate_dataset  # noqa: E402
+from misi_tasks.units import work_dir_for  # noqa: E402
 
 from .conftest import descendants, digest, small_config  # noqa: E402
 
@@ -34,7 +35,7 @@ def ray_cluster():
 def _kill_a_running_job(out: Path, stop: threading.Event, killed: list[int]) -> None:
     """Once a first unit is on disk, SIGKILL a Ray worker running a job (its title is ``ray::_run_job``)."""
     while not stop.is_set() and not killed:
-        if not any((out / ".misi-gen" / "units").glob("*/*.json")):
+        if not any((work_dir_for(out) / "units").glob("*/*.json")):
             time.sleep(0.02)
             continue
         for pid, cmd in descendants(os.getpid()).items():

@@ -174,3 +174,12 @@ def test_empty_selection_and_missing_dataset(capsys, tmp_path: Path, rows_factor
     assert code == 0 and "100.00" in out
     code, _, err = _run(capsys, "--dataset", tmp_path / "none", "--baseline", "oracle")
     assert code == 2 and "no data/ directory" in err
+
+
+def test_deeply_nested_json_line_is_a_one_line_error(tmp_path):
+    from misi_tasks.eval_cli import PredictionsError, read_predictions
+
+    path = tmp_path / "preds.jsonl"
+    path.write_text('{"id": "a", "reply": "x"}\n' + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(PredictionsError, match=r"preds.jsonl:2: malformed line, JSON nested too deeply"):
+        read_predictions(path)

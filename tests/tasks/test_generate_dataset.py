@@ -53,20 +53,21 @@ def test_shards_hold_every_item_with_the_contract_columns(reference):
     assert (out / "README.md").read_text().startswith("---\nconfigs:")
 
 
-def test_output_does_not_depend_on_workers_and_resumes_identically(reference, tmp_path):
+def test_output_does_not_depend_on_workers_and_reruns_identically(reference, tmp_path):
     ref_out, _ = reference
     two = tmp_path / "two"
     generate_dataset(_config(two, workers=2), progress=False)
     assert _digest(two) == _digest(ref_out)
-    # simulate an interruption: a shard and one complex's unit are lost, then rerun
-    (two / "data" / "docking" / "test-00000-of-00001.parquet").unlink()
-    (two / ".misi-gen" / "units" / "2pyy" / "docking.json").unlink()  # the unit was being written
-    state = json.loads((two / ".misi-gen" / "state.json").read_text())
-    state["shards_done"].pop("data/docking/test-00000-of-00001.parquet")
-    (two / ".misi-gen" / "state.json").write_text(json.dumps(state))
+    # the work files sit beside the output, and only a small state file is left once complete
+    work = tmp_path / ".two.misi-gen"
+    assert not (work / "units").exists() and (work / "state.json").is_file()
+    assert not any(p.name.startswith(".") for p in two.rglob("*"))
+    summary = generate_dataset(_config(two), progress=False)  # a rerun of a finished run
+    assert summary.shards == [] and summary.shards_skipped == 3
+    assert _digest(two) == _digest(ref_out)
+    (two / "data" / "docking" / "test-00000-of-00001.parquet").unlink()  # a lost shard is rebuilt
     summary = generate_dataset(_config(two), progress=False)
     assert summary.shards == ["data/docking/test-00000-of-00001.parquet"]
-    assert summary.shards_skipped == 2
     assert _digest(two) == _digest(ref_out)
 
 
@@ -162,11 +163,17 @@ def test_split_is_by_complex_and_near_the_paper_fraction():
     assert all(split_of(i) == split_of(i.upper()) for i in ids[:50])
 
 
-def test_a_rerun_with_other_arguments_replaces_the_old_shards(tmp_path):
+def test_a_rerun_with_other_arguments_is_refused_or_cleanly_replaces(tmp_path):
+    from misi_tasks.generate import OutputFolderError
+
     out = tmp_path / "out"
-    stale = out / "data" / "translation" / "test-00000-of-00003.parquet"
-    stale.parent.mkdir(parents=True)
-    stale.write_bytes(b"old")
-    cfg = GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=("translation",), split="test", size=64, limit=1)
+    cfg = GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=("translation", "docking"), split="test",
+                         size=64, limit=1)
     generate_dataset(cfg, progress=False)
-    assert sorted(p.name for p in stale.parent.iterdir()) == ["test-00000-of-00001.parquet"]
+    other = GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=("translation",), split="test", size=64,
+                           limit=1, seed=3)
+    with pytest.raises(OutputFolderError, match="other arguments .*seed 0 -> 3"):
+        generate_dataset(other, progress=False)
+    generate_dataset(GenerateConfig(**{**other.__dict__, "overwrite": True}), progress=False)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet")) == [
+        "data/translation/test-00000-of-00001.parquet"]

@@ -24,10 +24,28 @@ class BackendError(RuntimeError):
 
 
 class Backend(ABC):
-    """Runs independent jobs on workers and yields their results as they arrive."""
+    """Runs independent jobs on workers and yields their results as they arrive.
+
+    Used as a context manager, a backend keeps its workers (the local pool, the Ray connection)
+    across several :meth:`map` calls and releases them on exit; outside one, each :meth:`map`
+    call starts and releases its own.
+    """
 
     #: The name ``misi-gen --backend`` knows this backend by.
     name: str = ""
+    #: Inside a ``with`` block: workers stay up between :meth:`map` calls.
+    _entered: bool = False
+
+    def __enter__(self) -> "Backend":
+        self._entered = True
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._entered = False
+        self.close(interrupted=exc_type is not None)
+
+    def close(self, interrupted: bool = False) -> None:
+        """Release the workers; ``interrupted``: the run stopped early, do not wait for queued jobs."""
 
     @abstractmethod
     def map(

@@ -85,6 +85,7 @@ class RayBackend(Backend):
         self.address = address
         self.num_cpus = num_cpus
         self.max_retries = max_retries
+        self._started = False  # this backend started the Ray instance it uses (and stops it in close)
 
     def _connect(self):
         """Import Ray and connect; returns (ray module, whether this call started Ray)."""
@@ -93,7 +94,7 @@ class RayBackend(Backend):
         except ImportError as exc:
             raise BackendError('--backend ray needs Ray: pip install "misi[ray]"') from exc
         if ray.is_initialized():
-            return ray, False
+            return ray, False  # ours from an earlier map of this run, or the caller's own ray.init
         kwargs: dict[str, Any] = {"logging_level": logging.WARNING}
         address = self.address
         if address is None and not os.environ.get("RAY_ADDRESS"):
@@ -118,6 +119,7 @@ class RayBackend(Backend):
         if not jobs:
             return
         ray, started = self._connect()
+        self._started = self._started or started
         pending: dict[Any, int] = {}  # object ref -> job index
         try:
             task = ray.remote(_run_job).options(
@@ -144,8 +146,16 @@ class RayBackend(Backend):
                     ray.cancel(ref, force=True)
                 except Exception:  # noqa: BLE001 - already finished or unreachable; keep the first error
                     pass
-            if started:
-                ray.shutdown()
+            if not self._entered:
+                self.close()
+
+    def close(self, interrupted: bool = False) -> None:
+        """Stop the Ray instance this backend started (a cluster it connected to stays up)."""
+        if self._started:
+            import ray
+
+            self._started = False
+            ray.shutdown()
 
     def _collect(self, ray, pending: dict, jobs: Sequence, name_of: Callable) -> list:
         """Wait for at least one task, then take every finished one out of ``pending``; their results."""

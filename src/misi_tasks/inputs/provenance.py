@@ -2,7 +2,8 @@
 
 A worker that loads a complex from explicit files (manifest or structure entry) stores the load's
 provenance (:meth:`misi_geom.inputs.FileSource.load`: file names, sha256 checksums, bond-order
-origin, warnings, explicit hydrogens) as ``OUT/.misi-gen/units/<complex>/source.json``, so that a
+origin, warnings, explicit hydrogens) as ``units/<complex>/source.json`` in the run's work folder
+(:func:`misi_tasks.units.work_dir_for`, beside ``OUT``), read for the card before the units are cleared, so that a
 resumed run still knows every complex's sources; items carry the same record as
 ``metadata["source"]``.  PDBbind folders record nothing here, so their output is unchanged.
 """
