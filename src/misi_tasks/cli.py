@@ -37,7 +37,7 @@ _EXAMPLES = """examples:
 
 An interrupted run resumes when the same command is run again.  --out must be a new or empty
 folder, or one an earlier run with the same arguments wrote; --overwrite replaces the README.md,
-failures.txt and data/ of any other folder."""
+failures.txt, figures/ and data/ of any other folder."""
 
 
 def default_workers() -> int:
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='JSON overrides per task, e.g. \'{"residue-ligand": {"hard_negatives": false}}\'')
     p.add_argument("--overwrite", action="store_true",
                    help="write into a non-empty folder misi-gen did not write, or one written with other "
-                        "arguments, replacing its README.md, failures.txt and data/ (other files stay)")
+                        "arguments, replacing its README.md, failures.txt, figures/ and data/ (other files stay)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from misi_tasks.backends import make_backend
+from misi_tasks.card_figures import FIGURES_DIR
 from misi_tasks.items import Item
 from misi_tasks.names import MC_TASKS, TASK_NAMES
 from misi_tasks.scene import RenderSettings
@@ -78,7 +79,7 @@ class GenerateConfig:
     poses: int | None = None  # keep the first N poses of a multi-molecule ligand file
     backend: str = "local"  # "local" (process pool) or "ray"; results do not depend on it
     ray_address: str | None = None  # with backend "ray": "auto", "ray://host:port" or None (start Ray here)
-    overwrite: bool = False  # replace README.md, failures.txt and data/ of a folder misi-gen did not write
+    overwrite: bool = False  # replace README.md, failures.txt, figures/ and data/ of a folder misi-gen did not write
 
     @property
     def settings(self) -> RenderSettings:
@@ -375,7 +376,8 @@ def _output_files(out: Path) -> tuple[list[Path], list[Path]]:
             continue
         rel = path.relative_to(out).parts
         shard = len(rel) == 3 and rel[0] == "data" and rel[1] in TASK_NAMES and _SHARD_NAME_RE.match(rel[2])
-        if shard or rel in (("README.md",), (FAILURES_FILE,)) or rel[0] == ".misi-gen":
+        figure = len(rel) == 2 and rel[0] == FIGURES_DIR and rel[1].endswith(".png")  # the card's figures
+        if shard or figure or rel in (("README.md",), (FAILURES_FILE,)) or rel[0] == ".misi-gen":
             ours.append(path)
         else:
             other.append(path)
