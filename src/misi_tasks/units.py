@@ -29,15 +29,20 @@ __all__ = ["WorkDir", "atomic_write_bytes", "remove_temp_files", "work_dir_for"]
 _TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+
+    A reader never sees a partial file.  ``fsync=False`` skips flushing to the disk, for files that
+    can be rebuilt (a gallery, exported images whose index file is written last).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

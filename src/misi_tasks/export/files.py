@@ -40,18 +40,7 @@ class ExportDir:
 
     def write_image(self, rel: str, png: bytes) -> None:
         """Write one image (temporary file then rename; no fsync, the index file is written last)."""
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(png)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write_bytes(self.root / rel, png, fsync=False)
 
     def open_text(self, rel: str) -> "TextStream":
         """A text file written incrementally and moved into place by :meth:`TextStream.commit`."""

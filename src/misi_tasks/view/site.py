@@ -27,7 +27,7 @@ from misi_tasks.prediction_formats import load_predictions
 from misi_tasks.names import TASK_NAMES
 from misi_tasks.report import summarize
 from misi_tasks.scoring import score_item
-from misi_tasks.view._files import write_atomic
+from misi_tasks.units import atomic_write_bytes
 from misi_tasks.view.pages import (
     ItemView,
     Prediction,
@@ -194,7 +194,7 @@ def build_site(
     # the marker first: an interrupted build leaves a folder that the next build may reuse
     marker = dict(tool="misi-view", dataset=str(dataset.resolve()), per_task=per_task, seed=seed,
                   predictions=str(Path(predictions).resolve()) if predictions is not None else None)
-    write_atomic(out / MARKER, (json.dumps(marker, indent=2) + "\n").encode())
+    atomic_write_bytes(out / MARKER, (json.dumps(marker, indent=2) + "\n").encode(), fsync=False)
 
     chosen = choose_items(rows, per_task, seed, group_of=row_groups(sorted((dataset / "data").glob("*/*.parquet"))))
     wanted = {i for ids in chosen.values() for i in ids}
@@ -206,10 +206,11 @@ def build_site(
     written: set[Path] = set()
 
     def emit(path: Path, text: str) -> None:
-        write_atomic(path, text.encode("utf-8"))
+        atomic_write_bytes(path, text.encode("utf-8"), fsync=False)
         written.add(path)
 
-    write_atomic(out / "style.css", resources.files("misi_tasks.view").joinpath("style.css").read_bytes())
+    css = resources.files("misi_tasks.view").joinpath("style.css").read_bytes()
+    atomic_write_bytes(out / "style.css", css, fsync=False)
     for tv in views:
         emit(out / tv.task / "index.html", task_page(tv, title))
         for k, iv in enumerate(tv.items):

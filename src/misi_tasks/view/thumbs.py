@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from misi_tasks.view._files import write_atomic
+from misi_tasks.units import atomic_write_bytes
 
 __all__ = ["THUMB_PX", "VIEW_PX", "Thumb", "thumb_names", "write_thumbs"]
 
@@ -50,7 +50,7 @@ def thumb_names(png: bytes) -> tuple[str, str]:
 def _save(image: Image.Image, path: Path) -> None:
     buf = io.BytesIO()
     image.save(buf, format="JPEG", quality=_QUALITY, optimize=False)
-    write_atomic(path, buf.getvalue())  # a half-written file is never taken for a finished one
+    atomic_write_bytes(path, buf.getvalue(), fsync=False)  # a half-written file is never taken for a finished one
 
 
 def _shrink(image: Image.Image, width: int) -> Image.Image:
