@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from misi_geom._typing import BoolArray, Coords, FloatArray
-from misi_geom.transform import SE3, ViewName, view_rotation
+from misi_geom.transform import ViewName, view_rotation
 
 __all__ = ["Projection", "Camera", "ScreenCoords", "fit_camera", "DEFAULT_PAD", "DEFAULT_FOV_DEG"]
 
@@ -131,15 +131,14 @@ class Camera:
     def with_projection(self, projection: Projection) -> "Camera":
         return replace(self, projection=projection)
 
-    def to_camera_frame(
-        self, points: Coords, view: ViewName | str = "front", motion: SE3 | None = None
-    ) -> Coords:
-        """Model coordinates -> camera frame: centre, rotate into ``view``, then apply ``motion``.
+    def to_camera_frame(self, points: Coords, view: ViewName | str = "front") -> Coords:
+        """Model coordinates -> the camera frame of ``view``: centre, then rotate into the view.
 
-        ``motion`` is expressed in camera axes (``move x 3`` moves 3 Å to the right of the screen).
+        Motions are not applied here: a motion is always given in the front camera frame and
+        applied before the view turn (``misi_render.moved_front_frame``), so every view shows the
+        same moved object.
         """
-        q = (np.asarray(points, dtype=np.float64) - self.center) @ view_rotation(view).T
-        return q if motion is None else motion.apply(q)
+        return (np.asarray(points, dtype=np.float64) - self.center) @ view_rotation(view).T
 
     def project(self, cam_points: Coords) -> ScreenCoords:
         """Project camera-frame points (N, 3) to the screen."""

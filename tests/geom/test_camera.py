@@ -15,8 +15,10 @@ views = st.sampled_from(VIEW_NAMES)
 sample_ids = st.sampled_from(SAMPLE_IDS)
 
 
-def _screen(cam: Camera, coord, view="front", motion=None):
-    return cam.project(cam.to_camera_frame(coord, view, motion))
+def _screen(cam: Camera, coord, view="front", shift=None):
+    """Screen coordinates in ``view``, optionally shifted in that view's camera axes (Å)."""
+    q = cam.to_camera_frame(coord, view)
+    return cam.project(q if shift is None else shift.apply(q))
 
 
 def test_camera_distance_and_scale_follow_the_spec():
@@ -30,7 +32,8 @@ def test_camera_distance_and_scale_follow_the_spec():
 
 @given(pdb_id=sample_ids, view=views, axis=st.sampled_from("xy"), d=st.integers(-4, 4) | st.floats(-20, 20))
 def test_translation_on_screen_moves_every_atom_by_d_times_scale(samples, pdb_id, view, axis, d):
-    """T1: ``move x d`` shifts every projected atom by d * scale pixels (y: screen y grows downward)."""
+    """T1: a move of d Å along a screen axis shifts every projected atom by d * scale pixels (y: screen y
+    grows downward)."""
     c = samples[pdb_id].heavy
     cam = fit_camera(c.coord)
     before = _screen(cam, c.coord, view)

@@ -68,7 +68,7 @@ def test_a_motion_in_side_view_axes_would_differ(docking, scenes):
     item = docking["2pyy"][0]
     cam, motion = item.renders["camera"], item.renders["motion"]
     left = item.renders["ligand"][1]
-    wrong = motion.apply(scene.camera.to_camera_frame(scene.complex.coord[lig], "left"))
+    wrong = motion.apply(scene.camera.to_camera_frame(scene.complex.coord[lig], "left"))  # turn, then move
     assert np.abs(_frame(left.screen) - wrong).max() > 5.0
     assert np.abs(cam.project(wrong).x_px - left.screen.x_px).max() > 5.0 * cam.scale
 
