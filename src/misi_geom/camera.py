@@ -2,7 +2,7 @@
 
 The *camera frame* is centred on the camera's rotation centre: X right, Y up, Z toward the viewer,
 in Å.  :meth:`Camera.to_camera_frame` takes model coordinates there (optionally through a canonical
-view rotation and a motion expressed in camera axes) and :meth:`Camera.project` maps camera-frame
+view rotation; motions are applied before it, in the front frame) and :meth:`Camera.project` maps camera-frame
 points to pixels.  Pixel ``(row i, column j)`` covers ``[j, j+1) x [i, i+1)``; the screen centre is
 ``(size/2, size/2)`` and screen y grows downward.
 
