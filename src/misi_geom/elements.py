@@ -10,6 +10,7 @@ import numpy as np
 
 __all__ = [
     "COVALENT_RADIUS",
+    "DEFAULT_VDW_RADIUS",
     "VDW_RADIUS",
     "METALS",
     "KNOWN_ELEMENTS",
@@ -30,17 +31,22 @@ COVALENT_RADIUS: dict[str, float] = {
     "Hg": 1.32, "Tl": 1.45, "Pb": 1.46, "Bi": 1.48, "U": 1.96,
 }
 
+#: Van der Waals radii in Å (Bondi / Alvarez values as Jmol tabulates them), the one table of the
+#: whole project: the renderer's balls and any geometry that needs contact radii.  Elements not
+#: listed use :data:`DEFAULT_VDW_RADIUS`.
 VDW_RADIUS: dict[str, float] = {
     "H": 1.20, "D": 1.20, "He": 1.40, "Li": 1.82, "Be": 1.53, "B": 1.92, "C": 1.70, "N": 1.55,
     "O": 1.52, "F": 1.47, "Ne": 1.54, "Na": 2.27, "Mg": 1.73, "Al": 1.84, "Si": 2.10, "P": 1.80,
     "S": 1.80, "Cl": 1.75, "Ar": 1.88, "K": 2.75, "Ca": 2.31, "Sc": 2.15, "Ti": 2.11, "V": 2.07,
-    "Cr": 2.06, "Mn": 2.05, "Fe": 2.04, "Co": 2.00, "Ni": 1.63, "Cu": 1.40, "Zn": 1.39, "Ga": 1.87,
+    "Cr": 2.06, "Mn": 1.97, "Fe": 1.94, "Co": 1.92, "Ni": 1.63, "Cu": 1.40, "Zn": 1.39, "Ga": 1.87,
     "Ge": 2.11, "As": 1.85, "Se": 1.90, "Br": 1.85, "Kr": 2.02, "Rb": 3.03, "Sr": 2.49, "Y": 2.32,
     "Zr": 2.23, "Mo": 2.17, "Ru": 2.13, "Rh": 2.10, "Pd": 1.63, "Ag": 1.72, "Cd": 1.58, "In": 1.93,
     "Sn": 2.17, "Sb": 2.06, "Te": 2.06, "I": 1.98, "Xe": 2.16, "Cs": 3.43, "Ba": 2.68, "La": 2.43,
     "Gd": 2.37, "Yb": 2.26, "W": 2.18, "Re": 2.16, "Os": 2.16, "Ir": 2.13, "Pt": 1.75, "Au": 1.66,
     "Hg": 1.55, "Tl": 1.96, "Pb": 2.02, "Bi": 2.07, "U": 1.86,
 }
+#: Van der Waals radius (Å) of an element :data:`VDW_RADIUS` does not list.
+DEFAULT_VDW_RADIUS = 1.80
 
 #: Metal and metal-ion elements, as ChimeraX lists them: kept in pockets, never bonded by the
 #: covalent-radius rule (their contacts are coordination), never H-bond donors or acceptors.
@@ -69,5 +75,5 @@ def covalent_radii(elements: np.ndarray) -> np.ndarray:
 
 
 def vdw_radii(elements: np.ndarray) -> np.ndarray:
-    """Van der Waals radius (Å, float64) per element symbol; unknown elements get 1.70."""
-    return np.array([VDW_RADIUS.get(str(e), 1.70) for e in elements], dtype=np.float64)
+    """Van der Waals radius (Å, float64) per element symbol; unlisted elements get :data:`DEFAULT_VDW_RADIUS`."""
+    return np.array([VDW_RADIUS.get(str(e), DEFAULT_VDW_RADIUS) for e in elements], dtype=np.float64)

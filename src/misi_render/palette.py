@@ -6,8 +6,8 @@ and ``#F2B366`` (orange, ``res_index`` odd), every other element its Jmol CPK co
 elements Jmol's fallback pink.  Because ``res_index`` survives slicing, a residue keeps its carbon
 colour in any sub-complex.
 
-Radii: van der Waals radii (Å, Bondi / Alvarez as tabulated by Jmol).  Ball-and-stick draws pocket
-atoms at :data:`BALL_SCALE` (0.25) and ligand atoms at :data:`LIGAND_BALL_SCALE` (0.30) times that
+Radii: van der Waals radii (Å, :data:`misi_geom.elements.VDW_RADIUS`, the project's one table).
+Ball-and-stick draws pocket atoms at :data:`BALL_SCALE` (0.25) and ligand atoms at :data:`LIGAND_BALL_SCALE` (0.30) times that
 radius, and bonds as sticks of radius :data:`STICK_RADIUS` (0.15 Å; ligand-ligand bonds
 :data:`LIGAND_STICK_RADIUS`, 0.20 Å), so the ligand stands out inside its pocket; every stick is
 thinner than the balls it joins.  Space-filling draws the full radius.
@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import Complex
+from misi_geom.elements import DEFAULT_VDW_RADIUS, VDW_RADIUS
 
 __all__ = [
     "BACKGROUND",
@@ -35,7 +36,6 @@ __all__ = [
     "CARBON_ODD",
     "LIGAND_CARBON",
     "JMOL_COLORS",
-    "VDW_RADII",
     "atom_colors",
     "atom_radii",
     "element_color",
@@ -78,18 +78,6 @@ JMOL_COLORS: dict[str, str] = {
     "Pb": "#575961", "Bi": "#9E4FB5", "U": "#008FFF",
 }  # fmt: skip
 
-#: Van der Waals radii in Å; elements not listed use :data:`_DEFAULT_VDW`.
-VDW_RADII: dict[str, float] = {
-    "H": 1.20, "He": 1.40, "Li": 1.82, "Be": 1.53, "B": 1.92, "C": 1.70, "N": 1.55, "O": 1.52,
-    "F": 1.47, "Ne": 1.54, "Na": 2.27, "Mg": 1.73, "Al": 1.84, "Si": 2.10, "P": 1.80, "S": 1.80,
-    "Cl": 1.75, "Ar": 1.88, "K": 2.75, "Ca": 2.31, "Mn": 1.97, "Fe": 1.94, "Co": 1.92,
-    "Ni": 1.63, "Cu": 1.40, "Zn": 1.39, "Ga": 1.87, "Ge": 2.11, "As": 1.85, "Se": 1.90,
-    "Br": 1.85, "Kr": 2.02, "Rb": 3.03, "Sr": 2.49, "Pd": 1.63, "Ag": 1.72, "Cd": 1.58,
-    "In": 1.93, "Sn": 2.17, "Sb": 2.06, "Te": 2.06, "I": 1.98, "Xe": 2.16, "Cs": 3.43,
-    "Ba": 2.68, "Pt": 1.75, "Au": 1.66, "Hg": 1.55, "Tl": 1.96, "Pb": 2.02, "Bi": 2.07,
-    "U": 1.86,
-}  # fmt: skip
-_DEFAULT_VDW = 1.80
 
 
 def _rgb(hex_code: str) -> tuple[float, float, float]:
@@ -141,7 +129,7 @@ def atom_radii(c: Complex, style: str = "ball-and-stick") -> np.ndarray:
         full vdW radius for ``"spacefill"``.
     """
     uniq, inv = np.unique(c.element, return_inverse=True)
-    vdw = np.array([VDW_RADII.get(_canonical(e), _DEFAULT_VDW) for e in uniq], dtype=np.float64)[inv.reshape(-1)]
+    vdw = np.array([VDW_RADIUS.get(_canonical(e), DEFAULT_VDW_RADIUS) for e in uniq], dtype=np.float64)[inv.reshape(-1)]
     if style == "spacefill":
         return vdw
     if style == "ball-and-stick":
