@@ -24,7 +24,7 @@ from pathlib import Path
 from misi_tasks.generate import GenerateConfig, generate_dataset, generate_items
 from misi_tasks.units import work_dir_for
 from misi_tasks.names import TASK_NAMES
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdbbind_dev"
 

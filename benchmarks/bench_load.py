@@ -26,7 +26,7 @@ import tracemalloc
 from pathlib import Path
 
 from misi_geom import find_complex_dirs, load_complex
-from misi_tasks.samples import sample_dirs
+from misi_geom.samples import sample_dirs
 
 DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import misi_tasks.generate as generate
 from misi_tasks.generate import GenerateConfig, generate_dataset
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdbbind_dev"
 #: (label, images) of the projected runs: the paper's benchmark and full PDBbind at its counts.

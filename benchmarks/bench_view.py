@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from misi_tasks.dataset import read_items
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 from misi_tasks.scoring_baselines import baseline_predictions
 from misi_tasks.view import build_site
 

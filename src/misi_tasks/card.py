@@ -109,7 +109,7 @@ def _load_example(present: dict[str, list[str]]) -> list[str]:
 def _command(cfg) -> str:
     """The ``misi-gen`` command that writes this dataset (input named by its folder, output as OUT)."""
     parts = ["misi-gen", "--task", ",".join(TASK_CODES[t] for t in cfg.tasks)]
-    from misi_tasks.samples import sample_root
+    from misi_geom.samples import sample_root
 
     if cfg.input_dir is not None and str(cfg.input_dir) != str(sample_root()):
         parts += ["--input", cfg.input_dir.name or str(cfg.input_dir)]

@@ -159,7 +159,7 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     from misi_tasks.generate import TINY_PER_TASK, GenerateConfig, generate_dataset
-    from misi_tasks.samples import sample_root
+    from misi_geom.samples import sample_root
 
     parser = build_parser()
     args = parser.parse_args(argv)

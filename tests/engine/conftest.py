@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from misi_tasks.generate import GenerateConfig, generate_dataset
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 #: A few tasks, one of them (T5) reading a second complex, at a small size to stay fast.
 TASKS = ("translation", "residue-ligand", "translation-rotation")

@@ -13,7 +13,7 @@ import pytest
 
 from misi_tasks.card import _size_category, render_card
 from misi_tasks.dataset import read_items
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 datasets = pytest.importorskip("datasets")
 yaml = pytest.importorskip("yaml")

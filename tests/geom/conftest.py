@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from misi_geom import Complex, load_complex
-from misi_tasks.samples import SAMPLE_IDS, sample_dirs
+from misi_geom.samples import SAMPLE_IDS, sample_dirs
 
 
 @pytest.fixture(scope="session")

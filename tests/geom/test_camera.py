@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from misi_geom import SE3, VIEW_NAMES, Camera, fit_camera
-from misi_tasks.samples import SAMPLE_IDS
+from misi_geom.samples import SAMPLE_IDS
 
 views = st.sampled_from(VIEW_NAMES)
 sample_ids = st.sampled_from(SAMPLE_IDS)

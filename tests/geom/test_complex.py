@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from misi_geom import Complex, heavy_mask, ligand_mask, pocket_mask, residue_mask, residue_starts
-from misi_tasks.samples import SAMPLE_IDS
+from misi_geom.samples import SAMPLE_IDS
 
 PER_ATOM = ("coord", "element", "atom_name", "res_name", "res_id", "ins_code", "chain_id", "res_index",
             "is_ligand", "is_hydrogen", "formal_charge", "atom_type")

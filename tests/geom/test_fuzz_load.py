@@ -5,7 +5,6 @@ from the bundled samples at test time.  ``load_complex`` may only return a sane 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +12,9 @@ import pytest
 
 from misi_geom import MisiInputError, load_complex, load_complexes
 from misi_geom.io import MAX_ABS_COORD, MAX_LIGAND_EXTENT, MAX_POCKET_EXTENT
-from misi_tasks.samples import SAMPLE_IDS, sample_root
+from misi_geom.samples import SAMPLE_IDS, sample_root
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fuzz_inputs import KINDS, corrupt  # noqa: E402
+from ..fuzz_inputs import KINDS, corrupt
 
 SEEDS_PER_KIND = 3  # x 21 kinds x 5 samples = 315 corrupted folders
 

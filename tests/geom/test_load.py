@@ -15,7 +15,7 @@ import pytest
 
 from misi_geom import Complex, find_complex_dirs, load_complex, load_complexes, read_structure
 from misi_geom.elements import METALS
-from misi_tasks.samples import SAMPLE_IDS, sample_dirs, sample_root
+from misi_geom.samples import SAMPLE_IDS, sample_dirs, sample_root
 
 # Values from sample_data/PROVENANCE.md: (ligand heavy atoms, pocket residues incl. ions, no waters)
 PROVENANCE = {"2pyy": (10, 44), "2w9r": (87, 27), "1h1d": (31, 33), "4cjq": (32, 34), "3pvu": (34, 57)}

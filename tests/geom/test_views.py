@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from misi_geom import SIX_VIEWS, THREE_VIEWS, VIEW_NAMES, fit_camera, view_rotation
-from misi_tasks.samples import SAMPLE_IDS
+from misi_geom.samples import SAMPLE_IDS
 
 X, Y, Z = 0, 1, 2
 # view: (model axis, sign) that points toward the viewer / to screen right / to screen up

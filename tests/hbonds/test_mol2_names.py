@@ -20,7 +20,7 @@ from rdkit import Chem
 
 from misi_geom import find_hbonds, format_t9, load_complex
 from misi_geom.io import MOL2_MATCH_TOLERANCE
-from misi_tasks.samples import sample_dirs
+from misi_geom.samples import sample_dirs
 
 SAMPLE = next(d for d in sample_dirs() if d.name == "1h1d")
 

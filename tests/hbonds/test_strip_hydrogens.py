@@ -11,7 +11,7 @@ from rdkit import Chem
 
 from misi_geom import load_complex
 from misi_geom.io import read_ligand, read_structure
-from misi_tasks.samples import sample_dirs
+from misi_geom.samples import sample_dirs
 
 _spec = importlib.util.spec_from_file_location(
     "misi_strip_hydrogens", Path(__file__).resolve().parents[2] / "benchmarks" / "strip_hydrogens.py")

@@ -21,7 +21,7 @@ from rdkit.Chem import AllChem
 
 from misi_geom import Complex, assign_hbond_types, find_hbonds, format_t9, load_complex
 from misi_geom.io import read_ligand
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 DATA = Path(__file__).parent / "data"
 EXPECTED = json.loads((DATA / "expected_variants.json").read_text())

@@ -16,7 +16,7 @@ from misi_tasks.cli import main
 from misi_tasks.generate import GenerateConfig, generate_dataset
 from misi_tasks.inputs import check_inputs, discover_inputs, read_manifest
 from misi_tasks.names import TASK_NAMES
-from misi_tasks.samples import SAMPLE_IDS, sample_root
+from misi_geom.samples import SAMPLE_IDS, sample_root
 
 
 def _pdbbind_manifest(tmp_path: Path, ids, ligand_ext: str = "mol2") -> Path:

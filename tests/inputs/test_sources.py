@@ -15,7 +15,7 @@ from rdkit import Chem
 
 from misi_geom import MisiInputError, load_complex, pocket_from_protein, read_ligand, read_structure
 from misi_geom.inputs import FileSource, LigandSelection, count_poses, read_entry_ligand, read_ligand_pose
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 
 def _heavy_smiles(mol) -> str:

@@ -8,23 +8,22 @@ waters dropped, pocket bonds from covalent radii).  The minimal readers also bui
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import Complex
+from misi_geom.samples import SAMPLE_IDS, sample_root
 
 __all__ = ["SAMPLE_IDS", "load_sample", "sample_dir", "read_pocket_pdb", "read_ligand_mol2", "big_scene"]
 
-SAMPLE_IDS = ("1h1d", "2pyy", "2w9r", "3pvu", "4cjq")
 _COVALENT = {"H": 0.31, "C": 0.76, "N": 0.71, "O": 0.66, "S": 1.05, "P": 1.07, "SE": 1.20}
 _SOLVENT = {"HOH", "WAT", "DOD"}
 
 
 def sample_dir(pdb_id: str) -> Path:
-    return Path(str(resources.files("misi_tasks").joinpath("sample_data", pdb_id)))
+    return sample_root() / pdb_id
 
 
 def _distance_bonds(coord: np.ndarray, element: np.ndarray) -> np.ndarray:

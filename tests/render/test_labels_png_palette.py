@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +14,7 @@ from misi_render import atom_colors, encode_png, render_views, save_png
 from misi_render.labels import Label, draw_labels, font_path, font_px, label_requests, place_labels
 from misi_render.palette import hex_color
 
-sys.path.insert(0, str(Path(__file__).parent))
-from scenes import load_sample  # noqa: E402
+from .scenes import load_sample
 
 
 # --- colours ----------------------------------------------------------------------------------

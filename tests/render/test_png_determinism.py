@@ -23,7 +23,7 @@ from misi_geom import load_complex
 from misi_render import encode_png, render_views
 import misi_render.png as png_module
 from misi_render.png import _deflate
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 _VIEWS = ("front", "left", "top", "back", "right", "bottom")
 

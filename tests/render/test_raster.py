@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from misi_render._raster import rasterize
 from misi_render.render import DEPTH_CUE, TILE, lighting
 
-sys.path.insert(0, str(Path(__file__).parent))
-from reference import reference_rasterize  # noqa: E402
+from .reference import reference_rasterize
 
 
 def random_scene(seed: int, size: int, n: int, n_bonds: int, tiny: bool = False):
@@ -104,10 +103,9 @@ def test_depth_ties_go_to_the_smaller_atom_index():
 _NOJIT_SCENES = [(5, 24, 5, 3, 8), (11, 32, 6, 5, 16), (12, 30, 6, 5, 12), (13, 32, 7, 6, 32)]
 
 _NOJIT_SCRIPT = r"""
-import json, sys
+import json
 import numpy as np
-sys.path.insert(0, sys.argv[1])
-from test_raster import _NOJIT_SCENES, random_scene, run_kernel
+from tests.render.test_raster import _NOJIT_SCENES, random_scene, run_kernel  # run from the repository root
 out = []
 for seed, size, n, nb, tile in _NOJIT_SCENES:
     img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
@@ -119,7 +117,7 @@ print(json.dumps(out))
 def test_kernel_without_jit_gives_the_same_image():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     res = subprocess.run(
-        [sys.executable, "-c", _NOJIT_SCRIPT, str(Path(__file__).parent)],
+        [sys.executable, "-c", _NOJIT_SCRIPT], cwd=Path(__file__).resolve().parents[2],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr[-2000:]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -15,8 +13,7 @@ from skimage.registration import phase_cross_correlation
 from misi_geom import SE3, Camera, Complex, rotation_matrix, view_rotation
 from misi_render import atom_colors, atom_radii, render_views
 
-sys.path.insert(0, str(Path(__file__).parent))
-from scenes import load_sample  # noqa: E402
+from .scenes import load_sample
 
 CAM = Camera(center=np.zeros(3), radius=10.0, size=128)  # 6.4 px per Å, centre (64, 64)
 

@@ -118,7 +118,11 @@ class FakeOpenAI:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                try:
+                    body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                except ValueError:  # the client gave up mid-request (e.g. a run stopped by a 401): drop it
+                    self.close_connection = True
+                    return
                 content = body["messages"][-1]["content"]
                 question = next(p["text"] for p in content if p["type"] == "text")
                 with server.lock:

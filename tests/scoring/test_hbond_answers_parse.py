@@ -20,7 +20,7 @@ SAMPLES = ["1h1d", "2pyy", "2w9r", "3pvu", "4cjq"]
 def test_formatted_answers_round_trip(pdb_id: str) -> None:
     from misi_geom.hbonds import find_hbonds, format_t4, format_t9, hbond_pairs
     from misi_geom.io import load_complex
-    from misi_tasks.samples import sample_root
+    from misi_geom.samples import sample_root
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from misi_geom import load_complex
-from misi_tasks.samples import sample_dirs
+from misi_geom.samples import sample_dirs
 from misi_tasks.scene import RenderSettings, Scene
 
 SIZE = 256

@@ -3,17 +3,14 @@ every bad complex is reported, and no item comes from a complex with absurd geom
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from misi_geom import MisiInputError, load_complex
 from misi_tasks.generate import FAILURES_FILE, GenerateConfig, generate_dataset
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fuzz_inputs import KINDS, corrupt  # noqa: E402
+from ..fuzz_inputs import KINDS, corrupt
 
 
 def test_batch_of_corrupted_complexes_never_aborts(tmp_path):

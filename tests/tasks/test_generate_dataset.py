@@ -13,7 +13,7 @@ import pytest
 from misi_tasks.cli import main
 from misi_tasks.generate import GenerateConfig, _letters, _shard_bounds, _tiny_indices, generate_dataset
 from misi_tasks.items import Item
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 
 TASKS = ("translation", "translation-rotation", "docking")
 

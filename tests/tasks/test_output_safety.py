@@ -17,7 +17,7 @@ import pytest
 
 from misi_tasks.cli import main
 from misi_tasks.generate import FAILURES_FILE, GenerateConfig, OutputFolderError, generate_dataset
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 from misi_tasks.units import WorkDir, work_dir_for
 
 TASKS = ("translation", "translation-rotation")

@@ -11,7 +11,7 @@ import pytest
 
 from misi_tasks.dataset import read_items
 from misi_tasks.generate import GenerateConfig, generate_dataset
-from misi_tasks.samples import sample_root
+from misi_geom.samples import sample_root
 from misi_tasks.scoring_baselines import baseline_predictions
 
 

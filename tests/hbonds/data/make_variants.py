@@ -1,7 +1,7 @@
 """Variants of the bundled samples for the H-bond tests, and their ChimeraX answers.
 
 Two causes of disagreement with ChimeraX get their own cases, built from the bundled samples
-(``src/misi_tasks/sample_data``) by editing the files as text, so the tests need nothing else:
+(``src/misi_geom/sample_data``) by editing the files as text, so the tests need nothing else:
 
 - ``protonated``: one pocket aspartate/glutamate gets its acid hydrogen (HD1/HD2, HE1/HE2, on the
   oxygen the name says, in the carboxyl plane at 109.5 deg, O-H 0.97 Å, pointing at a ligand atom

@@ -13,7 +13,7 @@ SAMPLE_IDS: tuple[str, ...] = ("1h1d", "2pyy", "2w9r", "3pvu", "4cjq")
 
 def sample_root() -> Path:
     """Folder holding one sub-folder per bundled complex."""
-    return Path(str(resources.files("misi_tasks") / "sample_data"))
+    return Path(str(resources.files("misi_geom") / "sample_data"))
 
 
 def sample_dirs() -> list[Path]:
