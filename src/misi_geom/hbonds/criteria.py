@@ -1,9 +1,9 @@
 """Acceptor-side and donor-side H-bond tests for one donor/acceptor pair (private).
 
-Each test reads positions from ``coord`` and the typing (:class:`misi_geom.hbond_types.HBondTyping`)
+Each test reads positions from ``coord`` and the typing (:class:`misi_geom.hbonds.typing.HBondTyping`)
 and applies one criterion family of Mills & Dean (1996): syn/anti, phi/psi, theta/tau and generic
 acceptors; upsilon/tau, theta/tau, generic and water donors.  Limits arrive relaxed and squared
-(:func:`misi_geom._hbond_geometry.relax_params`).  A pair whose geometry cannot be evaluated
+(:func:`misi_geom.hbonds.geometry.relax_params`).  A pair whose geometry cannot be evaluated
 (unexpected connectivity) fails.
 """
 
@@ -11,18 +11,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from misi_geom._hbond_geometry import (
+from misi_geom.hbonds.geometry import (
     angle_deg,
     bond_positions,
     phi_plane,
+    relax_params,
     sulfur_r2,
     test_phi,
     test_tau,
     test_theta,
 )
-from misi_geom._hbond_idatm import PLANAR, TETRAHEDRAL, TYPE_INFO
+from misi_geom.hbonds._idatm import PLANAR, TETRAHEDRAL, TYPE_INFO
 
-__all__ = ["Context", "acceptor_ok", "donor_ok"]
+__all__ = ["Context", "acceptor_ok", "donor_ok", "generic_donor_limits"]
+
+def generic_donor_limits(ds: float, da: float) -> dict:
+    """Relaxed limits of the generic donor tests, by donor kind (see :func:`donor_ok`)."""
+    return {
+        "generic": relax_params((2.48, 3.42, 130, 90), ds, da),
+        "theta_tau": relax_params((2.48, 132), ds, da),
+        "upsilon_tau": relax_params((3.42, 90, -161, 125), ds, da),
+    }
+
 
 _BOND_RADIUS = {"H": 0.23, "C": 0.68, "N": 0.68, "O": 0.68, "S": 1.02, "P": 1.05}
 

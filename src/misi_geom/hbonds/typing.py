@@ -1,6 +1,6 @@
 """H-bond donor and acceptor typing: which atoms take part, and under which geometric criteria.
 
-Every atom first gets an IDATM-style type (:mod:`misi_geom._hbond_idatm`: residue templates for
+Every atom first gets an IDATM-style type (:mod:`misi_geom.hbonds._idatm`: residue templates for
 the pocket, chemistry -- bond orders, charges, ring aromaticity, and bond angles where hydrogens
 are missing -- for the ligand; a ligand residue named like a standard amino acid takes that
 residue's template by atom name, as ChimeraX does).  Chemical groups are then matched in a fixed order, the
@@ -12,7 +12,7 @@ donors.  Atoms of other types fall back to generic classes keyed by their IDATM 
 oxygen accepts; N, O, S carrying a hydrogen, or missing one, donate).  Sulfur of Cys/Met
 (``S3``) does not accept; metal ions neither donate nor accept.
 
-The limits are stored unrelaxed (Å and degrees); :func:`misi_geom._hbond_geometry.relax_params`
+The limits are stored unrelaxed (Å and degrees); :func:`misi_geom.hbonds.geometry.relax_params`
 applies the slop.
 
 >>> import numpy as np
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from misi_geom._hbond_groups import GroupContext, Node, aro_amines, match, ring_groups
-from misi_geom._hbond_idatm import TETRAHEDRAL, TYPE_INFO, AtomGraph, idatm_types
+from misi_geom.hbonds._groups import GroupContext, Node, aro_amines, match, ring_groups
+from misi_geom.hbonds._idatm import TETRAHEDRAL, TYPE_INFO, AtomGraph, idatm_types
 from misi_geom.complex import Complex
 
 __all__ = ["AcceptorClass", "DonorClass", "HBondTyping", "assign_hbond_types"]
