@@ -2,8 +2,8 @@
 
 Each test reads positions from ``coord`` and the typing (:class:`misi_geom.hbonds.typing.HBondTyping`)
 and applies one criterion family of Mills & Dean (1996): syn/anti, phi/psi, theta/tau and generic
-acceptors; upsilon/tau, theta/tau, generic and water donors.  Limits arrive relaxed and squared
-(:func:`misi_geom.hbonds.geometry.relax_params`).  A pair whose geometry cannot be evaluated
+acceptors; upsilon/tau, theta/tau, generic and water donors.  Limits arrive as relaxed records
+(:func:`misi_geom.hbonds.limits.relaxed`: distances squared).  A pair whose geometry cannot be evaluated
 (unexpected connectivity) fails.
 """
 
@@ -15,23 +15,29 @@ from misi_geom.hbonds.geometry import (
     angle_deg,
     bond_positions,
     phi_plane,
-    relax_params,
     sulfur_r2,
     test_phi,
     test_tau,
     test_theta,
 )
 from misi_geom.hbonds._idatm import PLANAR, TETRAHEDRAL, TYPE_INFO
+from misi_geom.hbonds.limits import (
+    GENERIC_TARGETS,
+    GenericAcceptor,
+    GenericDonor,
+    PhiPsi,
+    SynAnti,
+    ThetaTau,
+    ThetaTauDonor,
+    UpsilonTauDonor,
+    relaxed,
+)
 
 __all__ = ["Context", "acceptor_ok", "donor_ok", "generic_donor_limits"]
 
-def generic_donor_limits(ds: float, da: float) -> dict:
-    """Relaxed limits of the generic donor tests, by donor kind (see :func:`donor_ok`)."""
-    return {
-        "generic": relax_params((2.48, 3.42, 130, 90), ds, da),
-        "theta_tau": relax_params((2.48, 132), ds, da),
-        "upsilon_tau": relax_params((3.42, 90, -161, 125), ds, da),
-    }
+def generic_donor_limits(ds: float, da: float) -> tuple:
+    """Relaxed :data:`~misi_geom.hbonds.limits.GENERIC_TARGETS` (see :func:`donor_ok`)."""
+    return tuple(relaxed(t, ds, da) for t in GENERIC_TARGETS)
 
 
 _BOND_RADIUS = {"H": 0.23, "C": 0.68, "N": 0.68, "O": 0.68, "S": 1.02, "P": 1.05}
@@ -89,26 +95,27 @@ class Context:
 
 
 # --- acceptor side -------------------------------------------------------------------------------
-def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p: list) -> bool:
-    """Acceptor-side criteria of class ``acc`` (relaxed limits ``p``) for donor ``d``."""
+def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p) -> bool:
+    """Acceptor-side criteria of class ``acc`` (its relaxed limits record ``p``) for donor ``d``."""
     dp, ap = ctx.coord[d], ctx.coord[a]
     s_donor = ctx.element[d] == "S"
     d2 = float((dp - ap) @ (dp - ap))
-    if acc.kind == "syn_anti":
+    if isinstance(p, SynAnti):
         syn, plane_atom = acc.partners
         sp, pp = ctx.coord[syn], ctx.coord[plane_atom]
         z = pp - ap
         y = (sp - pp) - ((sp - pp) @ z) / (z @ z) * z
         is_syn = (dp - ap) @ y > 0.0
-        r2, phi, theta = p[0:3] if is_syn else p[3:6]
+        r2, phi, theta = (p.syn_dist, p.syn_phi, p.syn_theta) if is_syn else \
+            (p.anti_dist, p.anti_phi, p.anti_theta)
         if s_donor:
             r2 = sulfur_r2(r2)
         if d2 > r2:
             return False
         return test_phi(dp, ap, pp, [ap, pp, sp], phi) and test_theta(dp, hyds, ap, theta)
-    if acc.kind == "phi_psi":
+    if isinstance(p, PhiPsi):
         b1, b2 = acc.partners
-        r2, phi, theta = p
+        r2, phi, theta = p.dist, p.phi, p.theta
         if b1 is None:
             nb = ctx.nbrs[a]
             b1 = nb[0] if nb else None
@@ -126,9 +133,9 @@ def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p: list) -> bool:
         if base is not None and not test_phi(dp, ap, base, plane, phi):
             return False
         return test_theta(dp, hyds, ap, theta)
-    if acc.kind == "theta_tau":
+    if isinstance(p, ThetaTau):
         (partner,) = acc.partners or (None,)
-        r2, ups_low, ups_high, theta = p
+        r2, ups_low, ups_high, theta = p.dist, p.upsilon_low, p.upsilon_high, p.theta
         if s_donor:
             r2 = sulfur_r2(r2)
         if d2 > r2:
@@ -145,8 +152,8 @@ def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p: list) -> bool:
                     _tau(ctx, tau, tau_sym, a, ap, dp):
                 return True
         return False
-    # generic
-    r2, min_angle = p
+    assert isinstance(p, GenericAcceptor), p
+    r2, min_angle = p.dist, p.min_angle
     if s_donor:
         r2 = sulfur_r2(r2)
     if d2 > r2:
@@ -192,53 +199,56 @@ def _lone_pair_dirs(ctx: Context, a: int) -> list:
     return [ap - (lp - ap) for lp in lps]
 
 
-def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p: list, gen: dict) -> bool:
-    """Donor-side criteria of class ``don`` (relaxed limits ``p``, relaxed generic limits ``gen``)."""
+def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p, gen: tuple) -> bool:
+    """Donor-side criteria of class ``don`` (its relaxed limits record ``p``; ``gen``: the relaxed
+    limits against an acceptor of no family, :func:`generic_donor_limits`)."""
     fam = _acceptor_family(ctx, a)
     if fam is None:
         return False
     dp, ap = ctx.coord[d], ctx.coord[a]
-    if don.kind == "generic":
-        return _donor_generic(ctx, d, hyds, a, fam, p, gen["generic"])
-    if don.kind == "theta_tau":
+    gen_generic, gen_theta_tau, gen_upsilon_tau = gen
+    if isinstance(p, GenericDonor):
+        return _donor_generic(ctx, d, hyds, a, fam, p, gen_generic)
+    if isinstance(p, ThetaTauDonor):
         if not hyds:
             return False
         if fam == "sp2O":
-            rp2, theta = p[0], p[1]
+            rp2, theta = p.sp2o_h_dist, p.sp2o_theta
         elif fam == "sp3O":
-            rp2, theta = p[2], p[3]
+            rp2, theta = p.sp3o_h_dist, p.sp3o_theta
             if len(ctx.nbrs[a]) == 2:
                 b = ctx.nbrs[a]
                 plane, base = phi_plane(ap, ctx.coord[b[0]], ctx.coord[b[1]], [])
                 if not any(float((h - ap) @ (h - ap)) <= rp2 for h in hyds):
                     return False
-                if not test_phi(dp, ap, base, plane, p[4]):
+                if not test_phi(dp, ap, base, plane, p.sp3o_phi):
                     return False
         elif fam == "sp3N":
-            rp2, theta = p[5], p[6]
+            rp2, theta = p.sp3n_h_dist, p.sp3n_theta
             dirs = _lone_pair_dirs(ctx, a)
-            if dirs and not any(angle_deg(dp, ap, u) > p[7] for u in dirs):
+            if dirs and not any(angle_deg(dp, ap, u) > p.sp3n_lone_pair_angle for u in dirs):
                 return False
         else:
-            rp2, theta = gen["theta_tau"]
+            rp2, theta = gen_theta_tau.h_dist, gen_theta_tau.theta
             if ctx.element[a] == "S":
                 rp2 = sulfur_r2(rp2)
         if not any(float((h - ap) @ (h - ap)) <= rp2 for h in hyds):
             return False
         return test_theta(dp, hyds, ap, theta)
-    # upsilon_tau
+    assert isinstance(p, UpsilonTauDonor), p
     if fam == "sp2O":
-        r2, lo, hi, theta, tau = p[0:5]
+        r2, lo, hi, theta, tau = p.sp2o_dist, p.sp2o_upsilon_low, p.sp2o_upsilon_high, p.sp2o_theta, p.sp2o_tau
     elif fam == "sp3O":
-        r2, lo, hi, theta, tau = p[5:10]
+        r2, lo, hi, theta, tau = p.sp3o_dist, p.sp3o_upsilon_low, p.sp3o_upsilon_high, p.sp3o_theta, p.sp3o_tau
     elif fam == "sp3N":
-        r2, lo, hi, theta, tau = p[11:16]
+        r2, lo, hi, theta, tau = p.sp3n_dist, p.sp3n_upsilon_low, p.sp3n_upsilon_high, p.sp3n_theta, p.sp3n_tau
         if len(ctx.nbrs[a]) > 1:
             dirs = _lone_pair_dirs(ctx, a)
-            if not any(angle_deg(u, ap, dp) >= p[16] for u in dirs):
+            if not any(angle_deg(u, ap, dp) >= p.sp3n_lone_pair_angle for u in dirs):
                 return False
     else:
-        r2, lo, hi, theta = gen["upsilon_tau"]
+        g = gen_upsilon_tau
+        r2, lo, hi, theta = g.dist, g.upsilon_low, g.upsilon_high, g.theta
         tau = None
         if ctx.element[a] == "S":
             r2 = sulfur_r2(r2)
@@ -255,11 +265,10 @@ def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p: list, gen: dict) 
     return _tau(ctx, tau, don.tau_sym, d, dp, ap)
 
 
-def _donor_generic(ctx: Context, d: int, hyds: list, a: int, fam: str, p: list, gp: list) -> bool:
-    sp2_rp2, sp3o_rp2, sp3n_rp2, sp2_r2, sp3o_r2, sp3n_r2 = p
-    gen_rp2, gen_r2, min_hyd_angle, min_bonded = gp
-    r2, rp2 = {"sp2O": (sp2_r2, sp2_rp2), "sp3O": (sp3o_r2, sp3o_rp2), "sp3N": (sp3n_r2, sp3n_rp2)}.get(
-        fam, (gen_r2, gen_rp2))
+def _donor_generic(ctx: Context, d: int, hyds: list, a: int, fam: str, p: GenericDonor, gp) -> bool:
+    min_hyd_angle, min_bonded = gp.min_hyd_angle, gp.min_bonded_angle
+    r2, rp2 = {"sp2O": (p.sp2o_dist, p.sp2o_h_dist), "sp3O": (p.sp3o_dist, p.sp3o_h_dist),
+               "sp3N": (p.sp3n_dist, p.sp3n_h_dist)}.get(fam, (gp.dist, gp.h_dist))
     if fam == "gen" and ctx.element[a] == "S":
         min_bonded = min_bonded - 9
     dp, ap = ctx.coord[d], ctx.coord[a]

@@ -30,7 +30,8 @@ from misi_geom.complex import Complex
 from misi_geom.elements import METALS
 from misi_geom.hbonds.criteria import Context, acceptor_ok, donor_ok, generic_donor_limits
 from misi_geom.hbonds.geometry import SULFUR_COMP
-from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, acceptor_reach, metal_blocks, relaxed_limits
+from misi_geom.hbonds.limits import relaxed
+from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, acceptor_reach, metal_blocks
 from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
 
 __all__ = ["DirectionVerdict", "PairVerdict", "explain"]
@@ -142,8 +143,8 @@ def explain(
         dist = float(np.linalg.norm(c.coord[d] - c.coord[a]))
         reach = acceptor_reach(acc, ds) + (SULFUR_COMP if c.element[d] == "S" else 0.0)
         hyds = ctx.hyd_positions(d)
-        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relaxed_limits(acc.params, ds, da))
-        d_ok = donor_ok(ctx, d, hyds, a, don, relaxed_limits(don.params, ds, da), gen)
+        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da))
+        d_ok = donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen)
         m_ok = not (len(metals) and metal_blocks(c, metals, d, a))
         verdicts.append(DirectionVerdict(d, a, don.name, acc.name, dist, reach, dist <= reach, bool(a_ok),
                                          bool(d_ok), bool(m_ok)))

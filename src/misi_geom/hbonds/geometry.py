@@ -4,7 +4,7 @@ Everything here is pure: positions in, booleans/positions out.  The criteria are
 Dean (1996) as used by ChimeraX ``hbonds``: a donor/acceptor pair passes when the acceptor-side
 test (distance, plus phi/psi, syn/anti, theta/tau or generic angle limits) and the donor-side test
 (heavy-atom or H..A distance, upsilon, theta, tau) both hold.  Distances arrive squared and
-already relaxed; angles in degrees, already relaxed (see :func:`relax_params`).
+already relaxed; angles in degrees, already relaxed (see :func:`misi_geom.hbonds.limits.relaxed`).
 
 :func:`triplet_distances_angles` is the vectorised first stage over (k, 3) donor/H/acceptor index
 triplets; the class-specific tests then run on the few candidates left.
@@ -16,7 +16,6 @@ import numpy as np
 
 __all__ = [
     "SULFUR_COMP",
-    "relax_params",
     "angle_deg",
     "bond_positions",
     "triplet_distances_angles",
@@ -27,25 +26,6 @@ __all__ = [
 
 #: Å added to distance limits when the donor or acceptor is sulfur.
 SULFUR_COMP = 0.35
-
-
-def relax_params(args, dist_slop: float, angle_slop: float) -> list:
-    """Square + relax distances (0 < x < 7.5 Å), relax angles (degrees) by the slop values.
-
-    Positive angles are lower limits (decreased, floor 0); negative ones encode upper limits as
-    ``-limit`` (decreased, floor -180).  ``None`` and non-numbers pass through.
-    """
-    out = []
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, (int, float)):
-            out.append(a)
-        elif 0.0 < a < 7.5:
-            out.append((a + dist_slop) ** 2)
-        elif a < 0.0:
-            out.append(max(-180.0, a - angle_slop))
-        else:
-            out.append(max(0.0, a - angle_slop))
-    return out
 
 
 def sulfur_r2(r2: float) -> float:

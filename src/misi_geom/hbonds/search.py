@@ -43,7 +43,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom.hbonds.criteria import Context, acceptor_ok, donor_ok, generic_donor_limits
-from misi_geom.hbonds.geometry import SULFUR_COMP, angle_deg, relax_params, triplet_distances_angles
+from misi_geom.hbonds.geometry import SULFUR_COMP, angle_deg, triplet_distances_angles
+from misi_geom.hbonds.limits import SynAnti, relaxed
 from misi_geom.complex import Complex
 from misi_geom.elements import METALS
 from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
@@ -189,11 +190,6 @@ def _candidate_pairs(c: Complex, typing: HBondTyping, cutoff: float, between: st
     return out[np.lexsort((out[:, 1], out[:, 0]))]
 
 
-@lru_cache(maxsize=512)
-def relaxed_limits(params: tuple, ds: float, da: float) -> list:
-    return relax_params(params, ds, da)
-
-
 def _nearest_h(c: Complex, typing: HBondTyping, pairs: np.ndarray) -> np.ndarray:
     """Each donor's explicit H nearest its acceptor (-1 if none): the middle column of the triplets."""
     out = np.full(len(pairs), -1, dtype=np.int64)
@@ -224,9 +220,9 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     for k, (d, h, a) in enumerate(triplets.tolist()):
         acc, don = typing.acceptor[a], typing.donor[d]
         hyds = ctx.hyd_positions(d)
-        if not acceptor_ok(ctx, d, hyds, a, acc, relaxed_limits(acc.params, ds, da)):
+        if not acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da)):
             continue
-        if not donor_ok(ctx, d, hyds, a, don, relaxed_limits(don.params, ds, da), gen):
+        if not donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen):
             continue
         if len(metals) and metal_blocks(c, metals, d, a):
             continue
@@ -238,8 +234,8 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
 @lru_cache(maxsize=512)
 def acceptor_reach(acc, ds: float) -> float:
     """Largest donor-acceptor distance (Å) the acceptor class ``acc`` allows, relaxed by ``ds``."""
-    p = acc.params
-    return max(p[0], p[3]) + ds if acc.kind == "syn_anti" else p[0] + ds
+    p = acc.limits
+    return max(p.syn_dist, p.anti_dist) + ds if isinstance(p, SynAnti) else p.dist + ds
 
 
 def metal_blocks(c: Complex, metals: np.ndarray, d: int, a: int) -> bool:
