@@ -1,4 +1,5 @@
-"""The public explanation and array results of the H-bond detector, and relaxation by field.
+"""The public explanation and array results of the H-bond detector, relaxation by field, and the
+vectorised family tests against per-pair references.
 
 ``explain`` must agree with ``find_hbonds`` on every close pocket–ligand pair of the bundled samples
 (it re-runs the same tests one pair at a time), and name the test that failed on hand-made scenes.
@@ -10,9 +11,13 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial import cKDTree
 
 from misi_geom import Complex, assign_hbond_types, bonded_pairs, explain, find_hbonds, hbond_pairs, load_complex
+from misi_geom.hbonds.criteria import Context, acceptor_mask
+from misi_geom.hbonds.geometry import angle_deg, angles_deg
 from misi_geom.hbonds.limits import GenericAcceptor, ThetaTau, UpsilonTauDonor, relaxed
 from misi_tasks.samples import SAMPLE_IDS, sample_root
 
@@ -104,3 +109,47 @@ def test_limits_relax_by_declared_field_not_by_value():
     u = relaxed(UpsilonTauDonor(*(3.17, 90, -141, 130, None, 3.03, 90, -141, 135, None, 140,
                                   3.03, 100, -132, 145, None, 150)), 0.0, 0.0)
     assert u.sp2o_tau is None and u.sp2o_dist == pytest.approx(3.17 ** 2) and u.sp3n_upsilon_high == -132
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-10, 10, allow_nan=False, width=32), min_size=9, max_size=9))
+def test_vectorised_angles_match_the_scalar_angle(xs):
+    a, b, c = (np.array(xs[k:k + 3], dtype=np.float64) for k in (0, 3, 6))
+    assert angles_deg(a[None], b[None], c[None])[0] == pytest.approx(angle_deg(a, b, c), abs=1e-9)
+
+
+def _methyl_phosphate() -> Complex:
+    """Methyl phosphate dianion: O3 and O4 (terminal O3- on a tetrahedral P) are generic acceptors."""
+    dirs = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]) / np.sqrt(3)
+    o = 1.52 * dirs
+    coord = np.vstack([np.zeros(3), o, o[0] + 1.43 * dirs[0]])
+    return Complex.from_atoms(coord, ["P", "O", "O", "O", "O", "C"], ["P1", "O1", "O2", "O3", "O4", "C1"],
+                              bonds=[(0, 1), (0, 2), (0, 3), (0, 4), (1, 5)], bond_order=[1, 1, 1, 2, 1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-4.5, 4.5, allow_nan=False), min_size=3, max_size=3),
+       st.sampled_from(["O", "S"]), st.floats(0.0, 0.6))
+def test_generic_acceptor_mask_matches_a_per_pair_reference(pos, element, slop):
+    """The vectorised generic-family test against a plain loop over the same pairs."""
+    d_pos = np.array(pos)
+    pocket = Complex.from_atoms([d_pos, d_pos + [0.96, 0, 0], d_pos + [-0.24, 0.93, 0]], [element, "H", "H"],
+                                [element + "G", "HG", "HB"], res_name="SER", res_id=7, chain_id="A",
+                                is_ligand=False, bonds=[(0, 1), (0, 2)])
+    c = Complex.concatenate([pocket, _methyl_phosphate()])
+    typing = assign_hbond_types(c)
+    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
+    acc = np.array(sorted(typing.acceptor), dtype=np.int64)
+    acc = acc[c.is_ligand[acc]]
+    donors = np.zeros(len(acc), dtype=np.int64)
+    classes = [typing.acceptor[a] for a in acc.tolist()]
+    limits = [relaxed(k.limits, slop, 20.0) for k in classes]
+    got = acceptor_mask(ctx, donors, acc, classes, limits)
+    generic = [k for k, p in enumerate(limits) if isinstance(p, GenericAcceptor)]
+    assert len(generic) == 2
+    for k in generic:
+        a, p = int(acc[k]), limits[k]
+        r2 = (np.sqrt(p.dist) + 0.35) ** 2 if element == "S" else p.dist
+        want = float(np.sum((c.coord[0] - c.coord[a]) ** 2)) <= r2 and all(
+            angle_deg(c.coord[b], c.coord[a], c.coord[0]) >= p.min_angle for b in typing.graph.nbrs[a])
+        assert got[k] == want

@@ -13,6 +13,7 @@ import numpy as np
 
 from misi_geom.hbonds.geometry import (
     angle_deg,
+    angles_deg,
     bond_positions,
     phi_plane,
     sulfur_r2,
@@ -33,7 +34,7 @@ from misi_geom.hbonds.limits import (
     relaxed,
 )
 
-__all__ = ["Context", "acceptor_ok", "donor_ok", "generic_donor_limits"]
+__all__ = ["Context", "acceptor_mask", "acceptor_ok", "donor_ok", "generic_acceptor_mask", "generic_donor_limits"]
 
 def generic_donor_limits(ds: float, da: float) -> tuple:
     """Relaxed :data:`~misi_geom.hbonds.limits.GENERIC_TARGETS` (see :func:`donor_ok`)."""
@@ -153,12 +154,60 @@ def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p) -> bool:
                 return True
         return False
     assert isinstance(p, GenericAcceptor), p
-    r2, min_angle = p.dist, p.min_angle
-    if s_donor:
-        r2 = sulfur_r2(r2)
-    if d2 > r2:
-        return False
-    return all(angle_deg(ctx.coord[b], ap, dp) >= min_angle for b in ctx.nbrs[a])
+    return bool(generic_acceptor_mask(ctx, np.array([d]), np.array([a]), [p])[0])
+
+
+def acceptor_mask(ctx: Context, donors: np.ndarray, acceptors: np.ndarray, classes: list,
+                  limits: list) -> np.ndarray:
+    """Acceptor-side tests for (k,) donor/acceptor rows, one call per criterion family.
+
+    ``classes`` and ``limits`` are the k acceptor classes and their relaxed limit records.  The
+    generic family is tested in one vectorised pass (:func:`generic_acceptor_mask`); the families
+    whose geometry depends on each acceptor's own partners (syn/anti, phi/psi, theta/tau) pair by pair.
+
+    Returns
+    -------
+    ok : ndarray, dtype=bool, shape=(k,)
+    """
+    ok = np.zeros(len(donors), dtype=bool)
+    generic = np.array([isinstance(p, GenericAcceptor) for p in limits], dtype=bool)
+    rows = np.flatnonzero(generic)
+    if len(rows):
+        ok[rows] = generic_acceptor_mask(ctx, donors[rows], acceptors[rows], [limits[i] for i in rows.tolist()])
+    for i in np.flatnonzero(~generic).tolist():
+        d = int(donors[i])
+        ok[i] = acceptor_ok(ctx, d, ctx.hyd_positions(d), int(acceptors[i]), classes[i], limits[i])
+    return ok
+
+
+def generic_acceptor_mask(ctx: Context, donors: np.ndarray, acceptors: np.ndarray, limits: list) -> np.ndarray:
+    """Acceptor-side test of the generic family for (k,) donor/acceptor rows at once.
+
+    ``limits`` are the k relaxed :class:`~misi_geom.hbonds.limits.GenericAcceptor` records.  A pair
+    passes when D..A is within ``dist`` (widened for a sulfur donor) and every atom bonded to the
+    acceptor makes an angle (bonded)-A..D of at least ``min_angle``.
+
+    Returns
+    -------
+    ok : ndarray, dtype=bool, shape=(k,)
+    """
+    k = len(donors)
+    if k == 0:
+        return np.zeros(0, dtype=bool)
+    dp, ap = ctx.coord[donors], ctx.coord[acceptors]
+    r2 = np.array([p.dist for p in limits], dtype=np.float64)
+    min_angle = np.array([p.min_angle for p in limits], dtype=np.float64)
+    r2 = np.where(ctx.element[donors] == "S", sulfur_r2(r2), r2)
+    diff = dp - ap
+    ok = np.einsum("ij,ij->i", diff, diff) <= r2
+    width = max(len(ctx.nbrs[a]) for a in acceptors.tolist())
+    if width == 0:
+        return ok
+    nbr = np.full((k, width), -1, dtype=np.int64)
+    for row, a in enumerate(acceptors.tolist()):
+        nbr[row, :len(ctx.nbrs[a])] = ctx.nbrs[a]
+    ang = angles_deg(ctx.coord[np.maximum(nbr, 0)], ap[:, None, :], dp[:, None, :])
+    return ok & np.all((nbr < 0) | (ang >= min_angle[:, None]), axis=1)
 
 
 def _tau(ctx: Context, tau, tau_sym, atom: int, pos, other) -> bool:

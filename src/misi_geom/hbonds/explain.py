@@ -27,11 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from misi_geom.complex import Complex
-from misi_geom.elements import METALS
 from misi_geom.hbonds.criteria import Context, acceptor_ok, donor_ok, generic_donor_limits
 from misi_geom.hbonds.geometry import SULFUR_COMP
 from misi_geom.hbonds.limits import relaxed
-from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, acceptor_reach, metal_blocks
+from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, acceptor_reach, metal_blocked
 from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
 
 __all__ = ["DirectionVerdict", "PairVerdict", "explain"]
@@ -134,7 +133,6 @@ def explain(
     ds, da = (float(dist_slop), float(angle_slop)) if relax else (0.0, 0.0)
     ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
     gen = generic_donor_limits(ds, da)
-    metals = np.flatnonzero(np.isin(c.element, list(METALS))) if metal_rule else np.zeros(0, int)
     verdicts, notes = [], []
     for d, a in ((i, j), (j, i)):
         don, acc = typing.donor.get(d), typing.acceptor.get(a)
@@ -145,7 +143,7 @@ def explain(
         hyds = ctx.hyd_positions(d)
         a_ok = acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da))
         d_ok = donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen)
-        m_ok = not (len(metals) and metal_blocks(c, metals, d, a))
+        m_ok = not (metal_rule and metal_blocked(c, np.array([d]), np.array([a]))[0])
         verdicts.append(DirectionVerdict(d, a, don.name, acc.name, dist, reach, dist <= reach, bool(a_ok),
                                          bool(d_ok), bool(m_ok)))
         line = (f"{c.atom_name[d]}->{c.atom_name[a]} D..A {dist:.2f}: donor '{don.name}' "

@@ -17,6 +17,7 @@ import numpy as np
 __all__ = [
     "SULFUR_COMP",
     "angle_deg",
+    "angles_deg",
     "bond_positions",
     "triplet_distances_angles",
     "test_phi",
@@ -28,7 +29,8 @@ __all__ = [
 SULFUR_COMP = 0.35
 
 
-def sulfur_r2(r2: float) -> float:
+def sulfur_r2(r2):
+    """A squared distance limit (Å², scalar or array) widened by :data:`SULFUR_COMP`."""
     return (np.sqrt(r2) + SULFUR_COMP) ** 2
 
 
@@ -39,6 +41,21 @@ def angle_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
     if nu == 0 or nv == 0:
         return 0.0
     return float(np.degrees(np.arccos(np.clip(u @ v / (nu * nv), -1.0, 1.0))))
+
+
+def angles_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Angles a-b-c in degrees over broadcast (..., 3) arrays (0 where a side has zero length).
+
+    Returns
+    -------
+    angles : ndarray, dtype=float64, shape = the broadcast shape without the last axis
+    """
+    u, v = np.asarray(a) - b, np.asarray(c) - b
+    nu, nv = np.linalg.norm(u, axis=-1), np.linalg.norm(v, axis=-1)
+    nu, nv = np.broadcast_arrays(nu, nv)
+    zero = (nu == 0) | (nv == 0)
+    cos = np.einsum("...i,...i->...", u, v) / np.where(zero, 1.0, nu * nv)
+    return np.where(zero, 0.0, np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

@@ -9,10 +9,12 @@ pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them 
    opposite sides within the largest distance any class allows;
 3. :func:`_evaluate` drops, in one vectorised pass, the pairs beyond their acceptor class's distance
    limit, measures the remaining (k, 3) donor/H/acceptor triplets (D..A, H..A, D-H..A), and
-   applies the acceptor-side and donor-side angle tests of each pair's classes.  Explicit
-   hydrogens are used where present; otherwise H positions fixed by the heavy atoms are inferred,
-   and where they are not fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating a metal
-   (within 4 Å) cannot accept from a donor within 45° of the metal direction.
+   applies the acceptor-side tests per criterion family (:func:`~misi_geom.hbonds.criteria.acceptor_mask`:
+   the generic family vectorised over its (k,) pairs, the others pair by pair), the donor-side tests
+   of the survivors, and the metal rule vectorised (:func:`metal_blocked`).  Explicit hydrogens are
+   used where present; otherwise H positions fixed by the heavy atoms are inferred, and where they
+   are not fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating
+   a metal (within 4 Å) cannot accept from a donor within 45° of the metal direction.
 
 Results: :func:`find_hbonds` returns directed :class:`HBond` records; :func:`hbond_pairs` (list)
 and :func:`bonded_pairs` (int array, shape (k, 2)) give each pocket–ligand atom pair once, ordered
@@ -42,8 +44,8 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy.spatial import cKDTree
 
-from misi_geom.hbonds.criteria import Context, acceptor_ok, donor_ok, generic_donor_limits
-from misi_geom.hbonds.geometry import SULFUR_COMP, angle_deg, triplet_distances_angles
+from misi_geom.hbonds.criteria import Context, acceptor_mask, donor_ok, generic_donor_limits
+from misi_geom.hbonds.geometry import SULFUR_COMP, angles_deg, triplet_distances_angles
 from misi_geom.hbonds.limits import SynAnti, relaxed
 from misi_geom.complex import Complex
 from misi_geom.elements import METALS
@@ -206,7 +208,8 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     if len(pairs) == 0:
         return []
     # vectorised first stage: each acceptor class's D..A limit (+ sulfur allowance for S donors)
-    limit = np.array([acceptor_reach(typing.acceptor[a], ds) for a in pairs[:, 1].tolist()])
+    acceptors, where = np.unique(pairs[:, 1], return_inverse=True)
+    limit = np.array([acceptor_reach(typing.acceptor[a], ds) for a in acceptors.tolist()])[where]
     limit += np.where(c.element[pairs[:, 0]] == "S", SULFUR_COMP, 0.0)
     pairs = pairs[np.linalg.norm(c.coord[pairs[:, 0]] - c.coord[pairs[:, 1]], axis=1) <= limit]
     if len(pairs) == 0:
@@ -215,20 +218,19 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     d_da, d_ha, _theta = triplet_distances_angles(c.coord, triplets)
     ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
     gen = generic_donor_limits(ds, da)
-    metals = np.flatnonzero(np.isin(c.element, list(METALS))) if metal_rule else np.zeros(0, int)
-    out = []
-    for k, (d, h, a) in enumerate(triplets.tolist()):
-        acc, don = typing.acceptor[a], typing.donor[d]
-        hyds = ctx.hyd_positions(d)
-        if not acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da)):
-            continue
-        if not donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen):
-            continue
-        if len(metals) and metal_blocks(c, metals, d, a):
-            continue
-        out.append(HBond(int(d), int(a), None if h < 0 else int(h), bool(c.is_ligand[d]), bool(c.is_ligand[a]),
-                         float(d_da[k]), None if h < 0 else float(d_ha[k])))
-    return out
+    donors, acceptors = triplets[:, 0], triplets[:, 2]
+    classes = [typing.acceptor[a] for a in acceptors.tolist()]
+    ok = acceptor_mask(ctx, donors, acceptors, classes, [relaxed(acc.limits, ds, da) for acc in classes])
+    for k in np.flatnonzero(ok).tolist():
+        d, a = int(donors[k]), int(acceptors[k])
+        don = typing.donor[d]
+        ok[k] = donor_ok(ctx, d, ctx.hyd_positions(d), a, don, relaxed(don.limits, ds, da), gen)
+    if metal_rule:
+        rows = np.flatnonzero(ok)
+        ok[rows] &= ~metal_blocked(c, donors[rows], acceptors[rows])
+    return [HBond(int(d), int(a), None if h < 0 else int(h), bool(c.is_ligand[d]), bool(c.is_ligand[a]),
+                  float(d_da[k]), None if h < 0 else float(d_ha[k]))
+            for k, (d, h, a) in enumerate(triplets.tolist()) if ok[k]]
 
 
 @lru_cache(maxsize=512)
@@ -238,10 +240,16 @@ def acceptor_reach(acc, ds: float) -> float:
     return max(p.syn_dist, p.anti_dist) + ds if isinstance(p, SynAnti) else p.dist + ds
 
 
-def metal_blocks(c: Complex, metals: np.ndarray, d: int, a: int) -> bool:
-    near = metals[(c.is_ligand[metals] == c.is_ligand[a])
-                  & (np.linalg.norm(c.coord[metals] - c.coord[a], axis=1) <= _METAL_DIST)]
-    return any(angle_deg(c.coord[d], c.coord[a], c.coord[m]) < _METAL_ANGLE for m in near)
+def metal_blocked(c: Complex, donors: np.ndarray, acceptors: np.ndarray) -> np.ndarray:
+    """The metal rule over (k,) donor/acceptor rows: True where a metal of the acceptor's side lies
+    within 4 Å of the acceptor and the donor within 45° of its direction (shape (k,), bool)."""
+    metals = np.flatnonzero(np.isin(c.element, list(METALS)))
+    if len(metals) == 0 or len(donors) == 0:
+        return np.zeros(len(donors), dtype=bool)
+    mp, ap = c.coord[metals][None, :, :], c.coord[acceptors][:, None, :]
+    near = (c.is_ligand[metals][None, :] == c.is_ligand[acceptors][:, None]) & \
+        (np.linalg.norm(mp - ap, axis=2) <= _METAL_DIST)
+    return np.any(near & (angles_deg(c.coord[donors][:, None, :], ap, mp) < _METAL_ANGLE), axis=1)
 
 
 # --- answers -------------------------------------------------------------------------------------
