@@ -6,9 +6,12 @@ The detector in layers, one module each:
 ``typing``               donors and acceptors with their geometric classes (Mills & Dean 1996):
                          residue templates for the pocket, IDATM chemistry for the ligand
                          (helpers ``_idatm``, ``_rings``, ``_groups``)
-``geometry``             pure primitives: relaxation of limits, angles, ideal H / lone-pair
+``limits``               each criterion family's limits as a named frozen dataclass, every
+                         field declared a distance or an angle; ``relaxed()`` applies the slop
+``geometry``             pure primitives: angles (scalar and vectorised), ideal H / lone-pair
                          positions, the vectorised (k, 3) donor/H/acceptor measurement
-``criteria``             the acceptor-side and donor-side tests of each criterion family
+``criteria``             the acceptor-side tests per criterion family over (k,) pair arrays
+                         (generic family vectorised) and the donor-side tests
 ``search``               :func:`find_hbonds` (input checks, KD-tree pruning, the tests) and its
                          results: :class:`HBond`, :func:`hbond_pairs`, :func:`bonded_pairs`
 ``explain``              :func:`explain`: why one atom pair passed or failed, test by test
