@@ -208,8 +208,8 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     if len(pairs) == 0:
         return []
     # vectorised first stage: each acceptor class's D..A limit (+ sulfur allowance for S donors)
-    acceptors, where = np.unique(pairs[:, 1], return_inverse=True)
-    limit = np.array([acceptor_reach(typing.acceptor[a], ds) for a in acceptors.tolist()])[where]
+    acc_rows, where = np.unique(pairs[:, 1], return_inverse=True)
+    limit = np.array([acceptor_reach(typing.acceptor[a], ds) for a in acc_rows.tolist()])[where]
     limit += np.where(c.element[pairs[:, 0]] == "S", SULFUR_COMP, 0.0)
     pairs = pairs[np.linalg.norm(c.coord[pairs[:, 0]] - c.coord[pairs[:, 1]], axis=1) <= limit]
     if len(pairs) == 0:
@@ -243,8 +243,10 @@ def acceptor_reach(acc, ds: float) -> float:
 def metal_blocked(c: Complex, donors: np.ndarray, acceptors: np.ndarray) -> np.ndarray:
     """The metal rule over (k,) donor/acceptor rows: True where a metal of the acceptor's side lies
     within 4 Å of the acceptor and the donor within 45° of its direction (shape (k,), bool)."""
+    if len(donors) == 0:
+        return np.zeros(0, dtype=bool)
     metals = np.flatnonzero(np.isin(c.element, list(METALS)))
-    if len(metals) == 0 or len(donors) == 0:
+    if len(metals) == 0:
         return np.zeros(len(donors), dtype=bool)
     mp, ap = c.coord[metals][None, :, :], c.coord[acceptors][:, None, :]
     near = (c.is_ligand[metals][None, :] == c.is_ligand[acceptors][:, None]) & \
@@ -252,7 +254,7 @@ def metal_blocked(c: Complex, donors: np.ndarray, acceptors: np.ndarray) -> np.n
     return np.any(near & (angles_deg(c.coord[donors][:, None, :], ap, mp) < _METAL_ANGLE), axis=1)
 
 
-# --- answers -------------------------------------------------------------------------------------
+# --- results -------------------------------------------------------------------------------------
 def hbond_pairs(bonds: Sequence[HBond], c: Complex) -> list[tuple[int, int]]:
     """Unique (pocket atom, ligand atom) pairs of the pocket–ligand bonds, in answer order.
 
