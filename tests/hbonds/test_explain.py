@@ -45,6 +45,9 @@ def test_explain_agrees_with_find_hbonds(samples, pdb_id, relax):
             assert v.bonded == ((i, j) in found), (pdb_id, str(v))
             assert {(d.donor, d.acceptor) for d in v.directions if d.passed} == \
                 {p for p in directed if set(p) == {i, j}}
+            for d in v.directions:  # a failing side names its test
+                assert d.acceptor_ok == (d.acceptor_failed is None) and d.acceptor_failed != "unknown"
+                assert d.donor_ok == (d.donor_failed is None) and d.donor_failed != "unknown"
             checked += 1
     assert checked > len(found) > 0
 
@@ -76,6 +79,10 @@ def test_explain_names_the_failing_test(o_pos, h_towards, failed):
     assert v.bonded == (not failed) == (bonded_pairs(find_hbonds(c), c).tolist() == [[0, 3]])
     if "distance" in failed:
         assert direction.da_distance > direction.reach and "beyond reach" in str(v)
+    if failed == ("acceptor",):  # H pointing away: the D-H..A angle is the one that fails
+        assert direction.acceptor_failed == "theta (D-H..A)" and "fails (theta (D-H..A))" in str(v)
+    if not failed:
+        assert direction.acceptor_failed is None and direction.donor_failed is None
 
 
 def test_explain_untyped_pair_and_bad_rows():

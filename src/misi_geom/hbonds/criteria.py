@@ -95,9 +95,23 @@ class Context:
             return hyds
 
 
+def _no(why: list | None, test: str) -> bool:
+    """Record the name of a failed test in ``why`` (when given) and return False."""
+    if why is not None:
+        why.append(test)
+    return False
+
+
+def _check(why: list | None, test: str, ok: bool) -> bool:
+    return True if ok else _no(why, test)
+
+
 # --- acceptor side -------------------------------------------------------------------------------
-def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p) -> bool:
-    """Acceptor-side criteria of class ``acc`` (its relaxed limits record ``p``) for donor ``d``."""
+def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p, why: list | None = None) -> bool:
+    """Acceptor-side criteria of class ``acc`` (its relaxed limits record ``p``) for donor ``d``.
+
+    ``why``, if given, receives the name of the failing test (e.g. ``"D..A distance"``, ``"phi"``).
+    """
     dp, ap = ctx.coord[d], ctx.coord[a]
     s_donor = ctx.element[d] == "S"
     d2 = float((dp - ap) @ (dp - ap))
@@ -112,8 +126,10 @@ def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p) -> bool:
         if s_donor:
             r2 = sulfur_r2(r2)
         if d2 > r2:
-            return False
-        return test_phi(dp, ap, pp, [ap, pp, sp], phi) and test_theta(dp, hyds, ap, theta)
+            return _no(why, "D..A distance")
+        if not test_phi(dp, ap, pp, [ap, pp, sp], phi):
+            return _no(why, "phi")
+        return _check(why, "theta (D-H..A)", test_theta(dp, hyds, ap, theta))
     if isinstance(p, PhiPsi):
         b1, b2 = acc.partners
         r2, phi, theta = p.dist, p.phi, p.theta
@@ -124,23 +140,23 @@ def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p) -> bool:
         if s_donor:
             r2 = sulfur_r2(r2)
         if d2 > r2:
-            return False
+            return _no(why, "D..A distance")
         grand = [ctx.coord[k] for k in ctx.nbrs[b1] if k != a] if b1 is not None and b2 is None else []
         try:
             plane, base = phi_plane(ap, None if b1 is None else ctx.coord[b1],
                                     None if b2 is None else ctx.coord[b2], grand)
         except ValueError:
-            return False
+            return _no(why, "phi (unexpected connectivity)")
         if base is not None and not test_phi(dp, ap, base, plane, phi):
-            return False
-        return test_theta(dp, hyds, ap, theta)
+            return _no(why, "phi")
+        return _check(why, "theta (D-H..A)", test_theta(dp, hyds, ap, theta))
     if isinstance(p, ThetaTau):
         (partner,) = acc.partners or (None,)
         r2, ups_low, ups_high, theta = p.dist, p.upsilon_low, p.upsilon_high, p.theta
         if s_donor:
             r2 = sulfur_r2(r2)
         if d2 > r2:
-            return False
+            return _no(why, "D..A distance")
         tau, tau_sym = acc.tau if acc.tau else (None, None)
         if partner is not None:
             ups = [ctx.coord[partner]]
@@ -152,9 +168,12 @@ def acceptor_ok(ctx: Context, d: int, hyds: list, a: int, acc, p) -> bool:
             if ups_low <= u <= -ups_high and test_theta(dp, hyds, ap, theta) and \
                     _tau(ctx, tau, tau_sym, a, ap, dp):
                 return True
-        return False
+        return _no(why, "upsilon, theta and tau (no direction passes all)")
     assert isinstance(p, GenericAcceptor), p
-    return bool(generic_acceptor_mask(ctx, np.array([d]), np.array([a]), [p])[0])
+    if not generic_acceptor_mask(ctx, np.array([d]), np.array([a]), [p])[0]:
+        return _no(why, "D..A distance" if d2 > (sulfur_r2(p.dist) if s_donor else p.dist)
+                   else "bonded-A..D angle")
+    return True
 
 
 def acceptor_mask(ctx: Context, donors: np.ndarray, acceptors: np.ndarray, classes: list,
@@ -248,19 +267,20 @@ def _lone_pair_dirs(ctx: Context, a: int) -> list:
     return [ap - (lp - ap) for lp in lps]
 
 
-def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p, gen: tuple) -> bool:
+def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p, gen: tuple, why: list | None = None) -> bool:
     """Donor-side criteria of class ``don`` (its relaxed limits record ``p``; ``gen``: the relaxed
-    limits against an acceptor of no family, :func:`generic_donor_limits`)."""
+    limits against an acceptor of no family, :func:`generic_donor_limits`).  ``why``, if given,
+    receives the name of the failing test."""
     fam = _acceptor_family(ctx, a)
     if fam is None:
-        return False
+        return _no(why, "acceptor geometry unknown")
     dp, ap = ctx.coord[d], ctx.coord[a]
     gen_generic, gen_theta_tau, gen_upsilon_tau = gen
     if isinstance(p, GenericDonor):
-        return _donor_generic(ctx, d, hyds, a, fam, p, gen_generic)
+        return _donor_generic(ctx, d, hyds, a, fam, p, gen_generic, why)
     if isinstance(p, ThetaTauDonor):
         if not hyds:
-            return False
+            return _no(why, "no hydrogen position")
         if fam == "sp2O":
             rp2, theta = p.sp2o_h_dist, p.sp2o_theta
         elif fam == "sp3O":
@@ -269,21 +289,21 @@ def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p, gen: tuple) -> bo
                 b = ctx.nbrs[a]
                 plane, base = phi_plane(ap, ctx.coord[b[0]], ctx.coord[b[1]], [])
                 if not any(float((h - ap) @ (h - ap)) <= rp2 for h in hyds):
-                    return False
+                    return _no(why, "H..A distance")
                 if not test_phi(dp, ap, base, plane, p.sp3o_phi):
-                    return False
+                    return _no(why, "phi")
         elif fam == "sp3N":
             rp2, theta = p.sp3n_h_dist, p.sp3n_theta
             dirs = _lone_pair_dirs(ctx, a)
             if dirs and not any(angle_deg(dp, ap, u) > p.sp3n_lone_pair_angle for u in dirs):
-                return False
+                return _no(why, "lone pair-A..D angle")
         else:
             rp2, theta = gen_theta_tau.h_dist, gen_theta_tau.theta
             if ctx.element[a] == "S":
                 rp2 = sulfur_r2(rp2)
         if not any(float((h - ap) @ (h - ap)) <= rp2 for h in hyds):
-            return False
-        return test_theta(dp, hyds, ap, theta)
+            return _no(why, "H..A distance")
+        return _check(why, "theta (D-H..A)", test_theta(dp, hyds, ap, theta))
     assert isinstance(p, UpsilonTauDonor), p
     if fam == "sp2O":
         r2, lo, hi, theta, tau = p.sp2o_dist, p.sp2o_upsilon_low, p.sp2o_upsilon_high, p.sp2o_theta, p.sp2o_tau
@@ -294,7 +314,7 @@ def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p, gen: tuple) -> bo
         if len(ctx.nbrs[a]) > 1:
             dirs = _lone_pair_dirs(ctx, a)
             if not any(angle_deg(u, ap, dp) >= p.sp3n_lone_pair_angle for u in dirs):
-                return False
+                return _no(why, "lone pair-A..D angle")
     else:
         g = gen_upsilon_tau
         r2, lo, hi, theta = g.dist, g.upsilon_low, g.upsilon_high, g.theta
@@ -302,19 +322,20 @@ def donor_ok(ctx: Context, d: int, hyds: list, a: int, don, p, gen: tuple) -> bo
         if ctx.element[a] == "S":
             r2 = sulfur_r2(r2)
     if float((dp - ap) @ (dp - ap)) > r2:
-        return False
+        return _no(why, "D..A distance")
     heavy = ctx.heavy(d)
     if len(heavy) != 1:
-        return False
+        return _no(why, "upsilon (donor needs one heavy neighbour)")
     ups = angle_deg(ctx.coord[heavy[0]], dp, ap)
     if ups < lo or ups > -hi:
-        return False
+        return _no(why, "upsilon")
     if not test_theta(dp, hyds, ap, theta):
-        return False
-    return _tau(ctx, tau, don.tau_sym, d, dp, ap)
+        return _no(why, "theta (D-H..A)")
+    return _check(why, "tau", _tau(ctx, tau, don.tau_sym, d, dp, ap))
 
 
-def _donor_generic(ctx: Context, d: int, hyds: list, a: int, fam: str, p: GenericDonor, gp) -> bool:
+def _donor_generic(ctx: Context, d: int, hyds: list, a: int, fam: str, p: GenericDonor, gp,
+                   why: list | None) -> bool:
     min_hyd_angle, min_bonded = gp.min_hyd_angle, gp.min_bonded_angle
     r2, rp2 = {"sp2O": (p.sp2o_dist, p.sp2o_h_dist), "sp3O": (p.sp3o_dist, p.sp3o_h_dist),
                "sp3N": (p.sp3n_dist, p.sp3n_h_dist)}.get(fam, (gp.dist, gp.h_dist))
@@ -323,12 +344,12 @@ def _donor_generic(ctx: Context, d: int, hyds: list, a: int, fam: str, p: Generi
     dp, ap = ctx.coord[d], ctx.coord[a]
     if not hyds:
         if float((dp - ap) @ (dp - ap)) > r2:
-            return False
+            return _no(why, "D..A distance")
     elif not any(float((h - ap) @ (h - ap)) < rp2 for h in hyds):
-        return False
+        return _no(why, "H..A distance")
     for b in ctx.heavy(d):
         if angle_deg(ctx.coord[b], dp, ap) < min_bonded:
-            return False
+            return _no(why, "bonded-D..A angle")
     if not hyds:
         return True
-    return any(angle_deg(dp, h, ap) >= min_hyd_angle for h in hyds)
+    return _check(why, "theta (D-H..A)", any(angle_deg(dp, h, ap) >= min_hyd_angle for h in hyds))

@@ -4,7 +4,8 @@
 atom pair, in both directions (each atom as donor, the other as acceptor), and reports every test
 separately instead of stopping at the first failure: the donor and acceptor classes (or that an atom
 has none), the donor–acceptor distance against the acceptor class's reach, the acceptor-side and
-donor-side criteria of Mills & Dean (1996), and the metal rule.
+donor-side criteria of Mills & Dean (1996) with the first failing test of each side (a distance or
+which angle: phi, theta, upsilon, tau, ...), and the metal rule.
 
 >>> from misi_geom import Complex
 >>> pocket = Complex.from_atoms([[0, 0, 0], [0.96, 0, 0], [-0.24, 0.93, 0]], ["O", "H", "H"],
@@ -43,7 +44,9 @@ class DirectionVerdict:
     ``donor_class`` / ``acceptor_class`` are the class names (None: the atom is not typed as donor /
     acceptor, and no further test ran).  ``da_distance`` and ``reach`` are in Å (``reach`` is the
     acceptor class's relaxed D..A limit, sulfur allowance included); ``acceptor_ok`` and ``donor_ok``
-    are the acceptor-side and donor-side criteria (angles and the H..A/D..A limits of each class);
+    are the acceptor-side and donor-side criteria (angles and the H..A/D..A limits of each class),
+    and ``acceptor_failed`` / ``donor_failed`` name the first test of that side that failed (e.g.
+    ``"phi"``, ``"theta (D-H..A)"``, ``"upsilon"``, ``"H..A distance"``; None when it passed);
     ``metal_ok`` is False when the metal rule rejects the pair.
     """
 
@@ -57,6 +60,8 @@ class DirectionVerdict:
     acceptor_ok: bool
     donor_ok: bool
     metal_ok: bool
+    acceptor_failed: str | None = None
+    donor_failed: str | None = None
 
     @property
     def typed(self) -> bool:
@@ -141,13 +146,18 @@ def explain(
         dist = float(np.linalg.norm(c.coord[d] - c.coord[a]))
         reach = acceptor_reach(acc, ds) + (SULFUR_COMP if c.element[d] == "S" else 0.0)
         hyds = ctx.hyd_positions(d)
-        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da))
-        d_ok = donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen)
+        a_why: list[str] = []
+        d_why: list[str] = []
+        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da), why=a_why)
+        d_ok = donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen, why=d_why)
         m_ok = not (metal_rule and metal_blocked(c, np.array([d]), np.array([a]))[0])
+        a_fail = None if a_ok else (a_why[0] if a_why else "unknown")
+        d_fail = None if d_ok else (d_why[0] if d_why else "unknown")
         verdicts.append(DirectionVerdict(d, a, don.name, acc.name, dist, reach, dist <= reach, bool(a_ok),
-                                         bool(d_ok), bool(m_ok)))
+                                         bool(d_ok), bool(m_ok), a_fail, d_fail))
         line = (f"{c.atom_name[d]}->{c.atom_name[a]} D..A {dist:.2f}: donor '{don.name}' "
-                f"{'ok' if d_ok else 'fails'}, acceptor '{acc.name}' {'ok' if a_ok else 'fails'}")
+                f"{'ok' if d_ok else f'fails ({d_fail})'}, acceptor '{acc.name}' "
+                f"{'ok' if a_ok else f'fails ({a_fail})'}")
         if dist > reach:
             line += f", beyond reach {reach:.2f}"
         if not m_ok:
