@@ -45,9 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-from misi_geom import Complex, assign_hbond_types, find_hbonds, format_t9, load_complex
-from misi_geom._hbond_criteria import Context, acceptor_ok, donor_ok
-from misi_geom._hbond_geometry import relax_params
+from misi_geom import Complex, assign_hbond_types, explain, find_hbonds, load_complex
+from misi_tasks.hbond_answers import format_t9
 
 DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
 MODES = {
@@ -127,21 +126,11 @@ def _explain(c: Complex, typing, fx_types: dict, entry: str, relax: bool) -> str
         want = fx_types.get(key)
         if want is not None and want != str(typing.idatm[i]):
             notes.append(f"typing {c.atom_name[i]}: misi {typing.idatm[i]} vs ChimeraX {want}")
-    ds, da = (0.4, 20.0) if relax else (0.0, 0.0)
-    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
-    gen = {"generic": relax_params((2.48, 3.42, 130, 90), ds, da),
-           "theta_tau": relax_params((2.48, 132), ds, da),
-           "upsilon_tau": relax_params((3.42, 90, -161, 125), ds, da)}
-    for d, a in ((p, lig), (lig, p)):
-        don, acc = typing.donor.get(d), typing.acceptor.get(a)
-        if don is None or acc is None:
-            continue
-        hyds = ctx.hyd_positions(d)
-        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relax_params(acc.params, ds, da))
-        d_ok = donor_ok(ctx, d, hyds, a, don, relax_params(don.params, ds, da), gen)
-        dist = float(np.linalg.norm(c.coord[d] - c.coord[a]))
-        notes.append(f"{c.atom_name[d]}->{c.atom_name[a]} D..A {dist:.2f}: donor '{don.name}' "
-                     f"{'ok' if d_ok else 'fails'}, acceptor '{acc.name}' {'ok' if a_ok else 'fails'}")
+    verdict = explain(c, p, lig, relax=relax, typing=typing)
+    for v in verdict.directions:
+        notes.append(f"{c.atom_name[v.donor]}->{c.atom_name[v.acceptor]} D..A {v.da_distance:.2f}: "
+                     f"donor '{v.donor_class}' {'ok' if v.donor_ok else 'fails'}, "
+                     f"acceptor '{v.acceptor_class}' {'ok' if v.acceptor_ok else 'fails'}")
     return "; ".join(notes) or "neither atom is typed as donor/acceptor toward the other"
 
 

@@ -15,8 +15,19 @@ from misi_geom.complex import (
     residue_starts,
 )
 from misi_geom.errors import MisiInputError
-from misi_geom.hbond_types import AcceptorClass, DonorClass, HBondTyping, assign_hbond_types
-from misi_geom.hbonds import HBond, find_hbonds, format_t4, format_t9, hbond_pairs
+from misi_geom.hbonds import (
+    AcceptorClass,
+    DirectionVerdict,
+    DonorClass,
+    HBond,
+    HBondTyping,
+    PairVerdict,
+    assign_hbond_types,
+    bonded_pairs,
+    explain,
+    find_hbonds,
+    hbond_pairs,
+)
 from misi_geom.io import (
     LoadFailure,
     find_complex_dirs,
@@ -44,9 +55,11 @@ __all__ = [
     "HBondTyping",
     "assign_hbond_types",
     "find_hbonds",
-    "format_t4",
-    "format_t9",
+    "bonded_pairs",
+    "DirectionVerdict",
+    "explain",
     "hbond_pairs",
+    "PairVerdict",
     "Axis",
     "Camera",
     "Complex",

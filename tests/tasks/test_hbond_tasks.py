@@ -7,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from misi_geom import find_hbonds, format_t9, hbond_pairs
+from misi_geom import find_hbonds, hbond_pairs
+from misi_tasks.hbond_answers import format_t9
 from misi_tasks.generate import generate_items
 from misi_tasks.registry import TaskSkipped
 from misi_tasks.tasks.hbonds import HARD_NEGATIVE_CUTOFF, ResidueLigandTask, t8_decoys

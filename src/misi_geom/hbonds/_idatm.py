@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from misi_geom._hbond_rings import ring_atom_types
+from misi_geom.hbonds._rings import ring_atom_types
 from misi_geom.complex import Complex
 
 __all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "idatm_types"]
@@ -141,7 +141,7 @@ def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
 
 
 def _ring_pass(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndarray) -> set[int]:
-    """IDATM's ring pass (:mod:`misi_geom._hbond_rings`), run as ChimeraX runs it whether or not
+    """IDATM's ring pass (:mod:`misi_geom.hbonds._rings`), run as ChimeraX runs it whether or not
     hydrogens are present.  Ligand: each two-connected ring N holds a proton (``Npl``) or not
     (``N2``) -- a ring N without an explicit H may still get an implied one; the rest of the ligand
     keeps the types its bond orders give.  Pocket hetero groups (no bond orders): ring N and the

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from misi_geom._hbond_idatm import TYPE_INFO, AtomGraph
+from misi_geom.hbonds._idatm import TYPE_INFO, AtomGraph
 from misi_geom.complex import Complex
 
 __all__ = ["Cond", "Node", "GroupContext", "match", "ring_groups", "aro_amines"]

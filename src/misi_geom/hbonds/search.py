@@ -3,21 +3,24 @@
 MiSI-Bench's H-bond answers (tasks T4, T8, T9) are the bonds ChimeraX's ``hbonds`` reports between
 pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them itself:
 
-1. :func:`~misi_geom.hbond_types.assign_hbond_types` types donors and acceptors (residue templates
+1. :func:`~misi_geom.hbonds.typing.assign_hbond_types` types donors and acceptors (residue templates
    for the pocket, chemistry for the ligand) and gives each its geometric class (Mills & Dean 1996);
 2. a spatial pruning step (:func:`_candidate_pairs`, a KD-tree) keeps donor/acceptor pairs on
    opposite sides within the largest distance any class allows;
 3. :func:`_evaluate` drops, in one vectorised pass, the pairs beyond their acceptor class's distance
    limit, measures the remaining (k, 3) donor/H/acceptor triplets (D..A, H..A, D-H..A), and
-   applies the acceptor-side and donor-side angle tests of each pair's classes.  Explicit
-   hydrogens are used where present; otherwise H positions fixed by the heavy atoms are inferred,
-   and where they are not fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating a metal
-   (within 4 Å) cannot accept from a donor within 45° of the metal direction.
+   applies the acceptor-side tests per criterion family (:func:`~misi_geom.hbonds.criteria.acceptor_mask`:
+   the generic family vectorised over its (k,) pairs, the others pair by pair), the donor-side tests
+   of the survivors, and the metal rule vectorised (:func:`metal_blocked`).  Explicit hydrogens are
+   used where present; otherwise H positions fixed by the heavy atoms are inferred, and where they
+   are not fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating
+   a metal (within 4 Å) cannot accept from a donor within 45° of the metal direction.
 
-Answers: :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and :func:`format_t4` (``ARG NH2, O1B;
-...``) list each pocket–ligand atom pair once, ordered by chain id, residue number, insertion code,
-pocket atom name, ligand atom name (plain string order; the ChimeraX fixtures' order).  A blank
-chain id is written ``?`` (ChimeraX's ``/?``).
+Results: :func:`find_hbonds` returns directed :class:`HBond` records; :func:`hbond_pairs` (list)
+and :func:`bonded_pairs` (int array, shape (k, 2)) give each pocket–ligand atom pair once, ordered
+by chain id, residue number, insertion code, pocket atom name, ligand atom name (plain string
+order; the ChimeraX fixtures' order).  Task answers are formatted from those pairs in
+:mod:`misi_tasks.hbond_answers`; this layer never formats them.
 
 >>> import numpy as np
 >>> from misi_geom.complex import Complex
@@ -27,8 +30,8 @@ chain id is written ``?`` (ChimeraX's ``/?``).
 >>> lig = Complex.from_atoms([[2.8, 0, 0], [3.3, 0.8, 0.3]], ["O", "C"], ["O1", "C1"], bonds=[(0, 1)],
 ...                          bond_order=[2])
 >>> c = Complex.concatenate([pocket, lig])
->>> format_t9(find_hbonds(c), c)
-'SER 7 OG A, O1'
+>>> bonded_pairs(find_hbonds(c), c)
+array([[0, 3]])
 """
 
 from __future__ import annotations
@@ -41,13 +44,14 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy.spatial import cKDTree
 
-from misi_geom._hbond_criteria import Context, acceptor_ok, donor_ok
-from misi_geom._hbond_geometry import SULFUR_COMP, angle_deg, relax_params, triplet_distances_angles
+from misi_geom.hbonds.criteria import Context, acceptor_mask, donor_ok, generic_donor_limits
+from misi_geom.hbonds.geometry import SULFUR_COMP, angles_deg, triplet_distances_angles
+from misi_geom.hbonds.limits import SynAnti, relaxed
 from misi_geom.complex import Complex
 from misi_geom.elements import METALS
-from misi_geom.hbond_types import HBondTyping, assign_hbond_types
+from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
 
-__all__ = ["HBond", "find_hbonds", "format_t4", "format_t9", "hbond_pairs", "DIST_SLOP", "ANGLE_SLOP"]
+__all__ = ["HBond", "find_hbonds", "bonded_pairs", "hbond_pairs", "DIST_SLOP", "ANGLE_SLOP"]
 
 #: Default relaxation of distance limits, Å (ChimeraX ``hbonds`` command default).
 DIST_SLOP = 0.4
@@ -107,7 +111,7 @@ def find_hbonds(
         Reject an acceptor coordinating a metal of its own side when the donor lies within 45° of
         the metal direction.
     typing : HBondTyping, optional
-        Precomputed :func:`~misi_geom.hbond_types.assign_hbond_types` of ``complex``.
+        Precomputed :func:`~misi_geom.hbonds.typing.assign_hbond_types` of ``complex``.
 
     Returns
     -------
@@ -188,11 +192,6 @@ def _candidate_pairs(c: Complex, typing: HBondTyping, cutoff: float, between: st
     return out[np.lexsort((out[:, 1], out[:, 0]))]
 
 
-@lru_cache(maxsize=512)
-def _relaxed(params: tuple, ds: float, da: float) -> list:
-    return relax_params(params, ds, da)
-
-
 def _nearest_h(c: Complex, typing: HBondTyping, pairs: np.ndarray) -> np.ndarray:
     """Each donor's explicit H nearest its acceptor (-1 if none): the middle column of the triplets."""
     out = np.full(len(pairs), -1, dtype=np.int64)
@@ -209,7 +208,8 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     if len(pairs) == 0:
         return []
     # vectorised first stage: each acceptor class's D..A limit (+ sulfur allowance for S donors)
-    limit = np.array([_acceptor_reach(typing.acceptor[a], ds) for a in pairs[:, 1].tolist()])
+    acc_rows, where = np.unique(pairs[:, 1], return_inverse=True)
+    limit = np.array([acceptor_reach(typing.acceptor[a], ds) for a in acc_rows.tolist()])[where]
     limit += np.where(c.element[pairs[:, 0]] == "S", SULFUR_COMP, 0.0)
     pairs = pairs[np.linalg.norm(c.coord[pairs[:, 0]] - c.coord[pairs[:, 1]], axis=1) <= limit]
     if len(pairs) == 0:
@@ -217,41 +217,44 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     triplets = np.column_stack([pairs[:, 0], _nearest_h(c, typing, pairs), pairs[:, 1]])
     d_da, d_ha, _theta = triplet_distances_angles(c.coord, triplets)
     ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
-    gen = {
-        "generic": _relaxed((2.48, 3.42, 130, 90), ds, da),
-        "theta_tau": _relaxed((2.48, 132), ds, da),
-        "upsilon_tau": _relaxed((3.42, 90, -161, 125), ds, da),
-    }
-    metals = np.flatnonzero(np.isin(c.element, list(METALS))) if metal_rule else np.zeros(0, int)
-    out = []
-    for k, (d, h, a) in enumerate(triplets.tolist()):
-        acc, don = typing.acceptor[a], typing.donor[d]
-        hyds = ctx.hyd_positions(d)
-        if not acceptor_ok(ctx, d, hyds, a, acc, _relaxed(acc.params, ds, da)):
-            continue
-        if not donor_ok(ctx, d, hyds, a, don, _relaxed(don.params, ds, da), gen):
-            continue
-        if len(metals) and _metal_blocks(c, metals, d, a):
-            continue
-        out.append(HBond(int(d), int(a), None if h < 0 else int(h), bool(c.is_ligand[d]), bool(c.is_ligand[a]),
-                         float(d_da[k]), None if h < 0 else float(d_ha[k])))
-    return out
+    gen = generic_donor_limits(ds, da)
+    donors, acceptors = triplets[:, 0], triplets[:, 2]
+    classes = [typing.acceptor[a] for a in acceptors.tolist()]
+    ok = acceptor_mask(ctx, donors, acceptors, classes, [relaxed(acc.limits, ds, da) for acc in classes])
+    for k in np.flatnonzero(ok).tolist():
+        d, a = int(donors[k]), int(acceptors[k])
+        don = typing.donor[d]
+        ok[k] = donor_ok(ctx, d, ctx.hyd_positions(d), a, don, relaxed(don.limits, ds, da), gen)
+    if metal_rule:
+        rows = np.flatnonzero(ok)
+        ok[rows] &= ~metal_blocked(c, donors[rows], acceptors[rows])
+    return [HBond(int(d), int(a), None if h < 0 else int(h), bool(c.is_ligand[d]), bool(c.is_ligand[a]),
+                  float(d_da[k]), None if h < 0 else float(d_ha[k]))
+            for k, (d, h, a) in enumerate(triplets.tolist()) if ok[k]]
 
 
 @lru_cache(maxsize=512)
-def _acceptor_reach(acc, ds: float) -> float:
+def acceptor_reach(acc, ds: float) -> float:
     """Largest donor-acceptor distance (Å) the acceptor class ``acc`` allows, relaxed by ``ds``."""
-    p = acc.params
-    return max(p[0], p[3]) + ds if acc.kind == "syn_anti" else p[0] + ds
+    p = acc.limits
+    return max(p.syn_dist, p.anti_dist) + ds if isinstance(p, SynAnti) else p.dist + ds
 
 
-def _metal_blocks(c: Complex, metals: np.ndarray, d: int, a: int) -> bool:
-    near = metals[(c.is_ligand[metals] == c.is_ligand[a])
-                  & (np.linalg.norm(c.coord[metals] - c.coord[a], axis=1) <= _METAL_DIST)]
-    return any(angle_deg(c.coord[d], c.coord[a], c.coord[m]) < _METAL_ANGLE for m in near)
+def metal_blocked(c: Complex, donors: np.ndarray, acceptors: np.ndarray) -> np.ndarray:
+    """The metal rule over (k,) donor/acceptor rows: True where a metal of the acceptor's side lies
+    within 4 Å of the acceptor and the donor within 45° of its direction (shape (k,), bool)."""
+    if len(donors) == 0:
+        return np.zeros(0, dtype=bool)
+    metals = np.flatnonzero(np.isin(c.element, list(METALS)))
+    if len(metals) == 0:
+        return np.zeros(len(donors), dtype=bool)
+    mp, ap = c.coord[metals][None, :, :], c.coord[acceptors][:, None, :]
+    near = (c.is_ligand[metals][None, :] == c.is_ligand[acceptors][:, None]) & \
+        (np.linalg.norm(mp - ap, axis=2) <= _METAL_DIST)
+    return np.any(near & (angles_deg(c.coord[donors][:, None, :], ap, mp) < _METAL_ANGLE), axis=1)
 
 
-# --- answers -------------------------------------------------------------------------------------
+# --- results -------------------------------------------------------------------------------------
 def hbond_pairs(bonds: Sequence[HBond], c: Complex) -> list[tuple[int, int]]:
     """Unique (pocket atom, ligand atom) pairs of the pocket–ligand bonds, in answer order.
 
@@ -267,17 +270,12 @@ def hbond_pairs(bonds: Sequence[HBond], c: Complex) -> list[tuple[int, int]]:
     return sorted(pairs, key=key)
 
 
-def format_t9(bonds: Sequence[HBond], c: Complex) -> str:
-    """T9 answer: ``"ARG 45 NH2 A, O1B; ..."`` (blank chain ``?``; ``""`` when there is none)."""
-    return "; ".join(
-        f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]} {c.atom_name[i]} {c.chain_id[i] or '?'}, {c.atom_name[j]}"
-        for i, j in hbond_pairs(bonds, c)
-    )
+def bonded_pairs(bonds: Sequence[HBond], c: Complex) -> np.ndarray:
+    """The pairs of :func:`hbond_pairs` as an array.
 
-
-def format_t4(bonds: Sequence[HBond], c: Complex) -> str:
-    """T4 answer body: ``"ARG NH2, O1B; ARG NE, O2G"`` (residue atom first; ``""`` when none).
-
-    Pass the bonds of one residue (e.g. filtered by ``c.res_index``); the task adds ``Yes:``/``No``.
+    Returns
+    -------
+    pairs : ndarray, dtype=int64, shape=(k, 2)
+        (pocket atom row, ligand atom row) of ``c``, in answer order.
     """
-    return "; ".join(f"{c.res_name[i]} {c.atom_name[i]}, {c.atom_name[j]}" for i, j in hbond_pairs(bonds, c))
+    return np.array(hbond_pairs(bonds, c), dtype=np.int64).reshape(-1, 2)

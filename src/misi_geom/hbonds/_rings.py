@@ -44,7 +44,7 @@ def ring_atom_types(c: Complex, g, types: np.ndarray, atoms: np.ndarray, planar_
     for every two-connected N of a planar ring system, ``Car``/``Oar``/``Sar`` for the C, O and S
     of rings aromatic under the chosen bond orders.  The caller picks which to apply.
 
-    ``g`` is the :class:`~misi_geom._hbond_idatm.AtomGraph`, ``types`` the types so far and
+    ``g`` is the :class:`~misi_geom.hbonds._idatm.AtomGraph`, ``types`` the types so far and
     ``planar_types`` the set of type names of planar (trigonal) geometry.
     """
     members = set(int(i) for i in atoms)

@@ -1,6 +1,6 @@
 """H-bond donor and acceptor typing: which atoms take part, and under which geometric criteria.
 
-Every atom first gets an IDATM-style type (:mod:`misi_geom._hbond_idatm`: residue templates for
+Every atom first gets an IDATM-style type (:mod:`misi_geom.hbonds._idatm`: residue templates for
 the pocket, chemistry -- bond orders, charges, ring aromaticity, and bond angles where hydrogens
 are missing -- for the ligand; a ligand residue named like a standard amino acid takes that
 residue's template by atom name, as ChimeraX does).  Chemical groups are then matched in a fixed order, the
@@ -12,8 +12,9 @@ donors.  Atoms of other types fall back to generic classes keyed by their IDATM 
 oxygen accepts; N, O, S carrying a hydrogen, or missing one, donate).  Sulfur of Cys/Met
 (``S3``) does not accept; metal ions neither donate nor accept.
 
-The limits are stored unrelaxed (Å and degrees); :func:`misi_geom._hbond_geometry.relax_params`
-applies the slop.
+Each class holds its limits unrelaxed (Å and degrees) as the named record of its criterion family
+(:mod:`misi_geom.hbonds.limits`; the table rows below list a family's fields in declaration order);
+:func:`misi_geom.hbonds.limits.relaxed` applies the slop field by field.
 
 >>> import numpy as np
 >>> from misi_geom.complex import Complex
@@ -30,8 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from misi_geom._hbond_groups import GroupContext, Node, aro_amines, match, ring_groups
-from misi_geom._hbond_idatm import TETRAHEDRAL, TYPE_INFO, AtomGraph, idatm_types
+from misi_geom.hbonds._groups import GroupContext, Node, aro_amines, match, ring_groups
+from misi_geom.hbonds._idatm import TETRAHEDRAL, TYPE_INFO, AtomGraph, idatm_types
+from misi_geom.hbonds.limits import AcceptorLimits, DonorLimits, acceptor_limits, donor_limits
 from misi_geom.complex import Complex
 
 __all__ = ["AcceptorClass", "DonorClass", "HBondTyping", "assign_hbond_types"]
@@ -39,24 +41,25 @@ __all__ = ["AcceptorClass", "DonorClass", "HBondTyping", "assign_hbond_types"]
 
 @dataclass(frozen=True)
 class AcceptorClass:
-    """How one acceptor atom is tested.  ``kind``: syn_anti, phi_psi, theta_tau or generic;
-    ``partners``: atom indices the angles refer to (None = not applicable); ``params``: limits."""
+    """How one acceptor atom is tested: ``limits`` is the record of its criterion family
+    (:mod:`misi_geom.hbonds.limits`: SynAnti, PhiPsi, ThetaTau or GenericAcceptor), unrelaxed;
+    ``partners``: atom indices the angles refer to (None = not applicable)."""
 
     name: str
-    kind: str
     partners: tuple
-    params: tuple
+    limits: AcceptorLimits
     tau: tuple | None = None  # (tau, tau_sym) for the aniline acceptor
 
 
 @dataclass(frozen=True)
 class DonorClass:
-    """How one donor atom is tested.  ``kind``: upsilon_tau, theta_tau or generic."""
+    """How one donor atom is tested: ``limits`` is the record of its criterion family
+    (UpsilonTauDonor, ThetaTauDonor or GenericDonor), unrelaxed; ``tau_sym``: the symmetry of its
+    substituents for the tau test."""
 
     name: str
-    kind: str
     tau_sym: int
-    params: tuple
+    limits: DonorLimits
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ def _generic_acceptor(x: GroupContext, a: int) -> AcceptorClass | None:
     if info is None:
         if x.c.element[a] == "O":
             kind, params = _GEN_O
-            return AcceptorClass("generic O", kind, (), params)
+            return AcceptorClass("generic O", (), acceptor_limits(kind, params))
         return None
     if isinstance(info, dict):
         if not nb:
@@ -173,7 +176,7 @@ def _generic_acceptor(x: GroupContext, a: int) -> AcceptorClass | None:
         partners = (None,) if len(nb) > 1 else tuple(nb[:1]) or (None,)
     else:
         partners = ()
-    return AcceptorClass("generic " + t, kind, partners, params)
+    return AcceptorClass("generic " + t, partners, acceptor_limits(kind, params))
 
 
 def _donor_table(x: GroupContext):
@@ -250,7 +253,7 @@ def _generic_donor(x: GroupContext, a: int) -> DonorClass | None:
         kind, sym, params = _GEN_DON_NPL_1H if len(x.g.heavy(a)) > 1 else _GEN_DON_NPL_2H
     else:
         kind, sym, params = _GEN_DON[el]
-    return DonorClass("generic " + t, kind, sym, params)
+    return DonorClass("generic " + t, sym, donor_limits(kind, params))
 
 
 def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
@@ -275,6 +278,7 @@ def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
     for entry in _acceptor_table(x):
         name, groups, positions, kind, partners, params = entry[:6]
         tau = entry[6] if len(entry) > 6 else None
+        limits = acceptor_limits(kind, params)
         for grp in groups():
             for k, pos in enumerate(positions):
                 a = grp[pos]
@@ -282,7 +286,7 @@ def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
                     continue
                 other = grp[positions[1 - k]] if len(positions) > 1 else None
                 ps = tuple(None if p is None else (other if p == -1 else grp[p]) for p in partners)
-                acc[a] = AcceptorClass(name, kind, ps, params, tau)
+                acc[a] = AcceptorClass(name, ps, limits, tau)
     for a in x.candidates():
         if a not in acc:
             gen = _generic_acceptor(x, a)
@@ -290,10 +294,11 @@ def assign_hbond_types(c: Complex, atoms=None) -> HBondTyping:
                 acc[a] = gen
     don: dict[int, DonorClass] = {}
     for name, groups, pos, kind, sym, params in _donor_table(x):
+        limits = donor_limits(kind, params)
         for grp in groups():
             a = grp[pos]
             if a is not None and a not in don and (x.wanted is None or a in x.wanted):
-                don[a] = DonorClass(name, kind, sym, params)
+                don[a] = DonorClass(name, sym, limits)
     for a in x.candidates():
         if a not in don and not c.is_hydrogen[a]:
             gen = _generic_donor(x, a)

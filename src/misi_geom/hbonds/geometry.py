@@ -4,7 +4,7 @@ Everything here is pure: positions in, booleans/positions out.  The criteria are
 Dean (1996) as used by ChimeraX ``hbonds``: a donor/acceptor pair passes when the acceptor-side
 test (distance, plus phi/psi, syn/anti, theta/tau or generic angle limits) and the donor-side test
 (heavy-atom or H..A distance, upsilon, theta, tau) both hold.  Distances arrive squared and
-already relaxed; angles in degrees, already relaxed (see :func:`relax_params`).
+already relaxed; angles in degrees, already relaxed (see :func:`misi_geom.hbonds.limits.relaxed`).
 
 :func:`triplet_distances_angles` is the vectorised first stage over (k, 3) donor/H/acceptor index
 triplets; the class-specific tests then run on the few candidates left.
@@ -16,8 +16,8 @@ import numpy as np
 
 __all__ = [
     "SULFUR_COMP",
-    "relax_params",
     "angle_deg",
+    "angles_deg",
     "bond_positions",
     "triplet_distances_angles",
     "test_phi",
@@ -29,26 +29,8 @@ __all__ = [
 SULFUR_COMP = 0.35
 
 
-def relax_params(args, dist_slop: float, angle_slop: float) -> list:
-    """Square + relax distances (0 < x < 7.5 Å), relax angles (degrees) by the slop values.
-
-    Positive angles are lower limits (decreased, floor 0); negative ones encode upper limits as
-    ``-limit`` (decreased, floor -180).  ``None`` and non-numbers pass through.
-    """
-    out = []
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, (int, float)):
-            out.append(a)
-        elif 0.0 < a < 7.5:
-            out.append((a + dist_slop) ** 2)
-        elif a < 0.0:
-            out.append(max(-180.0, a - angle_slop))
-        else:
-            out.append(max(0.0, a - angle_slop))
-    return out
-
-
-def sulfur_r2(r2: float) -> float:
+def sulfur_r2(r2):
+    """A squared distance limit (Å², scalar or array) widened by :data:`SULFUR_COMP`."""
     return (np.sqrt(r2) + SULFUR_COMP) ** 2
 
 
@@ -59,6 +41,21 @@ def angle_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
     if nu == 0 or nv == 0:
         return 0.0
     return float(np.degrees(np.arccos(np.clip(u @ v / (nu * nv), -1.0, 1.0))))
+
+
+def angles_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Angles a-b-c in degrees over broadcast (..., 3) arrays (0 where a side has zero length).
+
+    Returns
+    -------
+    angles : ndarray, dtype=float64, shape = the broadcast shape without the last axis
+    """
+    u, v = np.asarray(a) - b, np.asarray(c) - b
+    nu, nv = np.linalg.norm(u, axis=-1), np.linalg.norm(v, axis=-1)
+    nu, nv = np.broadcast_arrays(nu, nv)
+    zero = (nu == 0) | (nv == 0)
+    cos = np.einsum("...i,...i->...", u, v) / np.where(zero, 1.0, nu * nv)
+    return np.where(zero, 0.0, np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

@@ -1,0 +1,42 @@
+"""T4 and T9 answer text from the pocket–ligand H-bond pairs misi_geom finds.
+
+The geometry layer (:mod:`misi_geom.hbonds`) returns bonds and ordered (pocket atom, ligand atom)
+pairs; the task answers are written here.  :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and
+:func:`format_t4` (``ARG NH2, O1B; ...``) list each pair once in :func:`misi_geom.hbond_pairs`
+order.  A blank chain id is written ``?`` (ChimeraX's ``/?``).
+
+>>> import numpy as np
+>>> from misi_geom import Complex, find_hbonds
+>>> pocket = Complex.from_atoms([[0, 0, 0], [0.96, 0, 0], [-0.24, 0.93, 0]], ["O", "H", "H"],
+...                             ["OG", "HG", "HB"], res_name="SER", res_id=7, chain_id="",
+...                             is_ligand=False, bonds=[(0, 1), (0, 2)])
+>>> lig = Complex.from_atoms([[2.8, 0, 0], [3.3, 0.8, 0.3]], ["O", "C"], ["O1", "C1"], bonds=[(0, 1)],
+...                          bond_order=[2])
+>>> c = Complex.concatenate([pocket, lig])
+>>> format_t9(find_hbonds(c), c), format_t4(find_hbonds(c), c)
+('SER 7 OG ?, O1', 'SER OG, O1')
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from misi_geom import Complex, HBond, hbond_pairs
+
+__all__ = ["format_t4", "format_t9"]
+
+
+def format_t9(bonds: Sequence[HBond], c: Complex) -> str:
+    """T9 answer: ``"ARG 45 NH2 A, O1B; ..."`` (blank chain ``?``; ``""`` when there is none)."""
+    return "; ".join(
+        f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]} {c.atom_name[i]} {c.chain_id[i] or '?'}, {c.atom_name[j]}"
+        for i, j in hbond_pairs(bonds, c)
+    )
+
+
+def format_t4(bonds: Sequence[HBond], c: Complex) -> str:
+    """T4 answer body: ``"ARG NH2, O1B; ARG NE, O2G"`` (residue atom first; ``""`` when none).
+
+    Pass the bonds of one residue (e.g. filtered by ``c.res_index``); the task adds ``Yes:``/``No``.
+    """
+    return "; ".join(f"{c.res_name[i]} {c.atom_name[i]}, {c.atom_name[j]}" for i, j in hbond_pairs(bonds, c))
