@@ -41,7 +41,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from misi_geom import Complex, ScreenCoords, residue_starts
-from misi_render._layout import composite, place_boxes
+from misi_render._layout import composite, composite_rows, place_boxes
 
 __all__ = [
     "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
@@ -372,7 +372,8 @@ class _Atlas:
 
     ``index`` maps (text, font px, fill) to (offset, width, height, ink width, ink height); the
     patch's pixels are ``keep[offset:offset + w*h]`` and ``paint[...]`` as :func:`_render_patch`
-    makes them.  Lookups and growth hold :data:`_FREETYPE_LOCK`; a reader takes the arrays after
+    makes them (``keep`` repeated per channel, as :func:`misi_render._layout.composite_rows`
+    reads it).  Lookups and growth hold :data:`_FREETYPE_LOCK`; a reader takes the arrays after
     its lookups, and growth copies into new arrays, so the snapshot it holds stays valid.  Past
     :data:`_Atlas.MAX_PIXELS` the atlas starts again empty (bounded memory in long runs).
     """
@@ -383,7 +384,7 @@ class _Atlas:
         self.reset()
 
     def reset(self) -> None:
-        self.keep = np.ones(1 << 16, dtype=np.float32)
+        self.keep = np.ones((1 << 16, 3), dtype=np.float32)
         self.paint = np.zeros((1 << 16, 3), dtype=np.float32)
         self.used = 0
         self.index: dict[tuple[str, int, tuple[int, int, int]], tuple[int, int, int, int, int]] = {}
@@ -393,16 +394,16 @@ class _Atlas:
         b = _ink_box(text, px)
         keep, paint = _render_patch(text, px, fill)
         n = keep.shape[0]
+        w, h = max(1, b[2] - b[0]), max(1, b[3] - b[1])
         if self.used + n > self.keep.shape[0]:
             cap = max(2 * self.keep.shape[0], self.used + n)
-            grown_keep = np.ones(cap, dtype=np.float32)
-            grown_paint = np.zeros((cap, 3), dtype=np.float32)
-            grown_keep[: self.used] = self.keep[: self.used]
-            grown_paint[: self.used] = self.paint[: self.used]
-            self.keep, self.paint = grown_keep, grown_paint
-        self.keep[self.used : self.used + n] = keep
-        self.paint[self.used : self.used + n] = paint
-        entry = (self.used, max(1, b[2] - b[0]), max(1, b[3] - b[1]), b[2] - b[0], b[3] - b[1])
+            grown = (np.ones((cap, 3), dtype=np.float32), np.zeros((cap, 3), dtype=np.float32))
+            for new, old in zip(grown, (self.keep, self.paint)):
+                new[: self.used] = old[: self.used]
+            self.keep, self.paint = grown
+        sl = slice(self.used, self.used + n)
+        self.keep[sl], self.paint[sl] = keep[:, None], paint
+        entry = (self.used, w, h, b[2] - b[0], b[3] - b[1])
         self.used += n
         self.index[key] = entry
         return entry
@@ -529,7 +530,10 @@ def draw_view_labels(
     if not keys:
         return ()
     xs, ys = x0.astype(np.int64), y0.astype(np.int64)
-    composite(image, keep, paint, np.ascontiguousarray(entries[:, 0]), np.ascontiguousarray(ws),
-              np.ascontiguousarray(hs), xs, ys)
+    target = image if image.flags.c_contiguous else np.ascontiguousarray(image)
+    composite_rows(target, keep, paint, np.ascontiguousarray(entries[:, 0]), np.ascontiguousarray(ws),
+                   np.ascontiguousarray(hs), xs, ys)
+    if target is not image:
+        image[...] = target
     return tuple(PlacedLabel(k[0], kk, (a, b, c_, d))
                  for k, kk, a, b, c_, d in zip(keys, is_key.tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()))

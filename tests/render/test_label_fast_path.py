@@ -81,3 +81,29 @@ def test_atlas_restarts_when_full_and_keeps_drawing_the_same(monkeypatch):
     for chain in (False, True, False):
         got, _ = _render._draw_view_labels(c, scene, screen, visible, cam, image.copy(), **{**opts, "residue_chain": chain})
     assert np.array_equal(got, want)
+
+
+def test_row_kernel_blends_like_the_reference_kernel():
+    """composite_rows == composite on random patches (transparent, opaque and partial pixels),
+    random backgrounds and positions partly or wholly outside the frame."""
+    from misi_render._layout import composite, composite_rows
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(1, 30))
+        ws, hs = rng.integers(1, 40, n), rng.integers(1, 25, n)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(ws * hs, out=starts[1:])
+        a = rng.random(starts[-1]).astype(np.float32)
+        a[rng.random(starts[-1]) < 0.3] = 0.0
+        a[rng.random(starts[-1]) < 0.4] = 1.0
+        fill = rng.random(starts[-1]).astype(np.float32) * a
+        keep = (1.0 - a).astype(np.float32)
+        paint = (fill[:, None] * rng.integers(0, 256, 3).astype(np.float32)).astype(np.float32)
+        size = int(rng.integers(8, 120))
+        xs, ys = rng.integers(-45, size + 5, n), rng.integers(-30, size + 5, n)
+        image = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
+        want, got = image.copy(), image.copy()
+        composite(want, keep, paint, starts, ws, hs, xs, ys)
+        composite_rows(got, np.repeat(keep[:, None], 3, axis=1), paint, starts, ws, hs, xs, ys)
+        assert np.array_equal(got, want)
