@@ -21,7 +21,6 @@ import hashlib
 import json
 import re
 import shutil
-import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -345,42 +344,9 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
             item = reader.get(refs[k][0], refs[k][1])
             rows.append((item.assign_letter(letters[k]) if letters else item).to_row())
         write_shard(rows, path)
-        with _STATE_LOCK:  # shards of other (task, split)s are written by other threads
-            state["shards_done"][rel] = True
-            work.save_state(state)
+        state["shards_done"][rel] = True
+        work.save_state(state)
         summary.shards.append(rel)
-
-
-#: Guards the run state while assembly threads record finished shards.
-_STATE_LOCK = threading.Lock()
-
-
-def _assemble_all(cfg: GenerateConfig, work: WorkDir, state: dict, usable: list[str], splits: dict[str, str],
-                  summary: "GenerateSummary", threads: int) -> None:
-    """Assemble every (task, split), up to ``threads`` at a time (at most 2 shards in memory each).
-
-    Writing a shard is mostly pyarrow compressing image bytes, which runs without the GIL, so two
-    threads use two cores.  Each (task, split) fills its own summary, merged here in the fixed
-    task / split order: the output does not depend on the threads.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    jobs = [(task, split) for task in cfg.tasks for split in sorted(set(splits.values()))]
-    parts = [GenerateSummary() for _ in jobs]
-
-    def run(k: int) -> None:
-        task, split = jobs[k]
-        _assemble(cfg, work, state, task, split, [c for c in usable if splits[c] == split], parts[k])
-
-    with ThreadPoolExecutor(max_workers=max(1, min(2, threads, len(jobs)))) as pool:
-        list(pool.map(run, range(len(jobs))))  # re-raises the first failure
-    for part in parts:
-        summary.items.update(part.items)
-        summary.images.update(part.images)
-        summary.shards += part.shards
-        summary.shards_skipped += part.shards_skipped
-        for task, whys in part.task_skips.items():
-            summary.task_skips[task] += whys
 
 
 def _plan(cfg: GenerateConfig):
@@ -537,7 +503,9 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                     summary.failed_complexes[printable(r["complex"])] = r["error"]
         usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
         summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
-        _assemble_all(cfg, work, state, [c for c in usable], splits, summary, workers)
+        for task in cfg.tasks:
+            for split in sorted(set(splits.values())):
+                _assemble(cfg, work, state, task, split, [c for c in usable if splits[c] == split], summary)
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
         write_card(cfg, summary)
