@@ -378,14 +378,14 @@ class _Atlas:
     :data:`_Atlas.MAX_PIXELS` the atlas starts again empty (bounded memory in long runs).
     """
 
-    MAX_PIXELS = 16 * 2**20
+    MAX_PIXELS = 2**20  # 24 MB of patches (several complexes' labels at 1024 px)
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
-        self.keep = np.ones((1 << 16, 3), dtype=np.float32)
-        self.paint = np.zeros((1 << 16, 3), dtype=np.float32)
+        self.keep = np.empty((1 << 16, 3), dtype=np.float32)  # rows past ``used`` are never read
+        self.paint = np.empty((1 << 16, 3), dtype=np.float32)
         self.used = 0
         self.index: dict[tuple[str, int, tuple[int, int, int]], tuple[int, int, int, int, int]] = {}
 
@@ -397,7 +397,7 @@ class _Atlas:
         w, h = max(1, b[2] - b[0]), max(1, b[3] - b[1])
         if self.used + n > self.keep.shape[0]:
             cap = max(2 * self.keep.shape[0], self.used + n)
-            grown = (np.ones((cap, 3), dtype=np.float32), np.zeros((cap, 3), dtype=np.float32))
+            grown = (np.empty((cap, 3), dtype=np.float32), np.empty((cap, 3), dtype=np.float32))
             for new, old in zip(grown, (self.keep, self.paint)):
                 new[: self.used] = old[: self.used]
             self.keep, self.paint = grown
