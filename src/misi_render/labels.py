@@ -425,16 +425,21 @@ _ATLAS = _Atlas()
 _RESIDUE_TEXTS: dict[tuple[int, bool], tuple[Complex, dict[int, str]]] = {}
 
 
+_RESIDUE_TEXTS_LOCK = threading.Lock()
+
+
 def _residue_texts(c: Complex, chain: bool) -> dict[int, str]:
+    """The (lazily filled) residue label text of each anchor atom of ``c``, kept across views."""
     key = (id(c), chain)
-    hit = _RESIDUE_TEXTS.get(key)
-    if hit is not None and hit[0] is c:
-        return hit[1]
-    if len(_RESIDUE_TEXTS) >= 16:
-        _RESIDUE_TEXTS.pop(next(iter(_RESIDUE_TEXTS)), None)
-    texts: dict[int, str] = {}
-    _RESIDUE_TEXTS[key] = (c, texts)
-    return texts
+    with _RESIDUE_TEXTS_LOCK:
+        hit = _RESIDUE_TEXTS.get(key)
+        if hit is not None and hit[0] is c:
+            return hit[1]
+        if len(_RESIDUE_TEXTS) >= 16:
+            _RESIDUE_TEXTS.pop(next(iter(_RESIDUE_TEXTS)), None)
+        texts: dict[int, str] = {}
+        _RESIDUE_TEXTS[key] = (c, texts)
+        return texts
 
 
 def draw_view_labels(
