@@ -33,7 +33,9 @@ STAGES = {
     "_raster.py:rasterize": "raster kernel",
     "render.py:_draw_view_labels": "labels",
     "png.py:encode_png": "PNG encoding",
-    "decoys.py:image_similarity": "decoy SSIM",
+    "decoys.py:grey_thumbnail": "decoy SSIM",  # T5/T6 decoy check: thumbnails,
+    "decoys.py:__init__": "decoy SSIM",  # their SsimThumb terms,
+    "decoys.py:thumbnail_similarity": "decoy SSIM",  # and the pairwise SSIM
     "hbonds.py:find_hbonds": "H-bonds",
     "io.py:load_complex": "loading",
 }

@@ -290,18 +290,15 @@ def moved_front_frame(
 
 
 def _draw_view_labels(c, scene, screen, visible, camera, image, *, atom_label_residue, key_atoms, **opts):
+    """Label one view into ``image`` (in place); returns ``(image, placed labels)``.
+
+    :func:`misi_render.labels.draw_view_labels` gives the labels, placement and pixels of the
+    reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
+    """
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    reqs = _labels.label_requests(c, screen, visible, radius_px, camera.size,
-                                  atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
-    if not reqs:
-        return image, ()
-    key = np.zeros(len(c), dtype=bool) if key_atoms is None else key_atoms & scene.drawn & screen.in_front
-    avoid = key | (visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue))))
-    obstacles = np.column_stack([screen.x_px[avoid], screen.y_px[avoid]])
-    corners = _labels.place_labels(reqs, camera.size, obstacles)
-    discs = np.column_stack([screen.x_px[key], screen.y_px[key]])
-    reqs, corners = _labels.drop_labels_over(reqs, corners, discs, radius_px[key])
-    return _labels.draw_labels(image, reqs, corners), _labels.placed_labels(reqs, corners)
+    placed = _labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, camera.size, image,
+                                      atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
+    return image, placed
 
 
 def warm_up() -> None:

@@ -25,7 +25,7 @@ from misi_tasks.commands import Command, Move
 
 __all__ = [
     "SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy",
-    "grey_thumbnail", "thumbnail_similarity", "image_similarity",
+    "grey_thumbnail", "SsimThumb", "thumbnail_similarity", "image_similarity",
 ]
 
 #: A decoy image whose SSIM to the correct image reaches this is redrawn.
@@ -85,19 +85,78 @@ def grey_thumbnail(image: np.ndarray) -> np.ndarray:
     """Grey image in [0, 1] (float64), box-averaged down to about ``SSIM_SIZE`` px.
 
     One integer pass over the RGB bytes (no resampling filter), so it is cheap enough to run for
-    every candidate decoy.
+    every candidate decoy: the ``f`` rows of a block are added first, then the ``f`` x channels
+    bytes of each block (integer sums are exact, so the order does not change the result).
     """
     f = max(1, image.shape[0] // SSIM_SIZE)
     h, w = (image.shape[0] // f) * f, (image.shape[1] // f) * f
-    total = image[:h, :w].reshape(h // f, f, w // f, f, -1).sum(axis=(1, 3, 4), dtype=np.uint32)
-    return total / (255.0 * f * f * image.shape[2])
+    c = image.shape[2]
+    blocks = np.ascontiguousarray(image[:h, :w]).reshape(h // f, f, w * c)
+    rows = blocks[:, 0].astype(np.uint32)
+    for k in range(1, f):
+        rows += blocks[:, k]
+    cells = rows.reshape(h // f, w // f, f * c)
+    total = cells[..., 0].copy()
+    for j in range(1, f * c):
+        total += cells[..., j]
+    return total / (255.0 * f * f * c)
 
 
-def thumbnail_similarity(a: np.ndarray, b: np.ndarray) -> float:
-    """SSIM of two :func:`grey_thumbnail` images."""
-    from skimage.metrics import structural_similarity
+#: SSIM window and constants, as scikit-image's ``structural_similarity`` defaults (uniform 7x7
+#: window, sample covariance, K1 = 0.01, K2 = 0.03) with ``data_range=1``.
+_WIN, _K1, _K2 = 7, 0.01, 0.03
 
-    return float(structural_similarity(a, b, data_range=1.0))
+
+class SsimThumb:
+    """A :func:`grey_thumbnail` with the SSIM terms that depend on it alone, computed once.
+
+    :func:`thumbnail_similarity` of two of these does only the cross term, so comparing a decoy
+    candidate with every option chosen so far filters each image once instead of once per pair.
+    The arithmetic is scikit-image's, operation for operation, so the value is bit-identical to
+    ``structural_similarity(a, b, data_range=1.0)``.
+    """
+
+    __slots__ = ("im", "ux", "ux2", "vx")
+
+    def __init__(self, thumb: np.ndarray) -> None:
+        from scipy.ndimage import uniform_filter
+
+        im = np.asarray(thumb).astype(np.float64, copy=False)
+        np_ = _WIN ** im.ndim
+        cov_norm = np_ / (np_ - 1)
+        self.im = im
+        self.ux = uniform_filter(im, size=_WIN)
+        uxx = uniform_filter(im * im, size=_WIN)
+        self.vx = cov_norm * (uxx - self.ux * self.ux)
+        self.ux2 = self.ux ** 2
+
+
+def _ssim(x: SsimThumb, y: SsimThumb) -> float:
+    from scipy.ndimage import uniform_filter
+    from skimage.util import crop
+
+    np_ = _WIN ** x.im.ndim
+    cov_norm = np_ / (np_ - 1)
+    uxy = uniform_filter(x.im * y.im, size=_WIN)
+    vxy = cov_norm * (uxy - x.ux * y.ux)
+    c1, c2 = (_K1 * 1.0) ** 2, (_K2 * 1.0) ** 2
+    a1, a2, b1, b2 = 2 * x.ux * y.ux + c1, 2 * vxy + c2, x.ux2 + y.ux2 + c1, x.vx + y.vx + c2
+    s = (a1 * a2) / (b1 * b2)
+    return float(crop(s, (_WIN - 1) // 2).mean(dtype=np.float64))
+
+
+def thumbnail_similarity(a: np.ndarray | SsimThumb, b: np.ndarray | SsimThumb) -> float:
+    """SSIM of two :func:`grey_thumbnail` images (or their :class:`SsimThumb`).
+
+    Equal to scikit-image's ``structural_similarity(a, b, data_range=1.0)``, bit for bit.
+    """
+    x = a if isinstance(a, SsimThumb) else SsimThumb(a)
+    y = b if isinstance(b, SsimThumb) else SsimThumb(b)
+    if x.im.shape != y.im.shape:
+        raise ValueError(f"thumbnails differ in shape: {x.im.shape} and {y.im.shape}")
+    if min(x.im.shape) < _WIN:
+        raise ValueError(f"thumbnails must be at least {_WIN} px a side, got {x.im.shape}")
+    return _ssim(x, y)
 
 
 def image_similarity(a: np.ndarray, b: np.ndarray) -> float:

@@ -13,7 +13,7 @@ import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
 from misi_tasks.commands import Command, Move, Roll, format_commands, sequence_motion
-from misi_tasks.decoys import SSIM_MAX, grey_thumbnail, t5t6_decoy, thumbnail_similarity
+from misi_tasks.decoys import SSIM_MAX, SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
 from misi_tasks.items import Item
 from misi_tasks.prompts import PROMPTS
 from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
@@ -48,9 +48,9 @@ class PairChoiceTask(TaskGenerator):
         """
         cam = query.camera_with_margin(self.margin_A)
         (correct,) = query.render(["front"], camera=cam, motion=self.option_motion(pair, base))
-        thumbs = [grey_thumbnail(correct.image)]
+        thumbs = [SsimThumb(grey_thumbnail(correct.image))]  # filtered once, compared often
         if shown is not None:
-            thumbs.append(grey_thumbnail(shown))
+            thumbs.append(SsimThumb(grey_thumbnail(shown)))
             if thumbnail_similarity(thumbs[0], thumbs[1]) >= self.params["ssim_max"]:
                 raise TaskSkipped(f"the correct option of {format_commands(pair)} looks like image 4")
         chosen, renders = [pair], [correct]
@@ -62,7 +62,7 @@ class PairChoiceTask(TaskGenerator):
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
                 (rv,) = query.render(["front"], camera=cam, motion=m)
-                thumb = grey_thumbnail(rv.image)
+                thumb = SsimThumb(grey_thumbnail(rv.image))
                 if any(thumbnail_similarity(thumb, t) >= self.params["ssim_max"] for t in thumbs):
                     continue
                 chosen.append(cand)

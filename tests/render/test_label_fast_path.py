@@ -1,0 +1,109 @@
+"""The labelling fast path (``labels.draw_view_labels``, used by ``render_views``) draws exactly what
+the reference chain of public functions draws: same labels, boxes and image bytes.
+
+The reference is the code ``render_views`` ran before the fast path (label_requests -> place_labels
+-> drop_labels_over -> draw_labels -> placed_labels), kept here verbatim.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from misi_geom import SIX_VIEWS, fit_camera
+from misi_render import render as _render
+from misi_render import labels as _labels
+from misi_render.labels import with_unique_ligand_labels
+
+sys.path.insert(0, str(Path(__file__).parent))
+from scenes import SAMPLE_IDS, load_sample  # noqa: E402
+
+
+def _reference(c, scene, screen, visible, camera, image, *, atom_label_residue, key_atoms, **opts):
+    radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
+    reqs = _labels.label_requests(c, screen, visible, radius_px, camera.size,
+                                  atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
+    if not reqs:
+        return image, ()
+    key = np.zeros(len(c), dtype=bool) if key_atoms is None else key_atoms & scene.drawn & screen.in_front
+    avoid = key | (visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue))))
+    obstacles = np.column_stack([screen.x_px[avoid], screen.y_px[avoid]])
+    corners = _labels.place_labels(reqs, camera.size, obstacles)
+    discs = np.column_stack([screen.x_px[key], screen.y_px[key]])
+    reqs, corners = _labels.drop_labels_over(reqs, corners, discs, radius_px[key])
+    return _labels.draw_labels(image, reqs, corners), _labels.placed_labels(reqs, corners)
+
+
+def _options(c, rng):
+    pocket_res = np.unique(c.res_index[~c.is_ligand & ~c.is_hydrogen])
+    key = np.zeros(len(c), dtype=bool)
+    key[rng.choice(np.flatnonzero(~c.is_hydrogen), 6, replace=False)] = True
+    yield dict(residue_labels=True, ligand_labels=True, atom_label_residue=None, residue_chain=False, key_atoms=None)
+    yield dict(residue_labels=True, ligand_labels=True, atom_label_residue=int(rng.choice(pocket_res)),
+               residue_chain=True, key_atoms=key)
+    yield dict(residue_labels=False, ligand_labels=True, atom_label_residue=None, residue_chain=False, key_atoms=key)
+    yield dict(residue_labels=True, ligand_labels=False, atom_label_residue=int(c.res_index[c.is_ligand][0]),
+               residue_chain=False, key_atoms=None)
+    yield dict(residue_labels=False, ligand_labels=False, atom_label_residue=None, residue_chain=False, key_atoms=None)
+
+
+@pytest.mark.parametrize("pdb_id", SAMPLE_IDS)
+@pytest.mark.parametrize("size,projection", [(1024, "orthographic"), (384, "orthographic"), (96, "perspective")])
+def test_fast_path_draws_the_reference_bytes(pdb_id, size, projection):
+    c = with_unique_ligand_labels(load_sample(pdb_id))
+    rng = np.random.default_rng(size)
+    cam = fit_camera(c.coord[~c.is_hydrogen], size, projection=projection)
+    scene = _render._prepare(c, "ball-and-stick")
+    views = SIX_VIEWS if size != 1024 else SIX_VIEWS[:2]
+    for opts in _options(c, rng):
+        for name in views:
+            screen = cam.project(cam.to_camera_frame(c.coord, name))
+            image, visible = _render.draw_scene(scene, screen, cam)
+            want_img, want_placed = _reference(c, scene, screen, visible, cam, image.copy(), **opts)
+            got_img, got_placed = _render._draw_view_labels(c, scene, screen, visible, cam, image.copy(), **opts)
+            assert got_placed == want_placed, (pdb_id, name, opts)
+            assert np.array_equal(got_img, want_img), (pdb_id, name, opts)
+
+
+def test_atlas_restarts_when_full_and_keeps_drawing_the_same(monkeypatch):
+    c = load_sample("2pyy")
+    cam = fit_camera(c.coord[~c.is_hydrogen], 256)
+    scene = _render._prepare(c, "ball-and-stick")
+    screen = cam.project(cam.to_camera_frame(c.coord, "front"))
+    image, visible = _render.draw_scene(scene, screen, cam)
+    opts = dict(residue_labels=True, ligand_labels=True, atom_label_residue=None, residue_chain=False, key_atoms=None)
+    want, _ = _reference(c, scene, screen, visible, cam, image.copy(), **opts)
+    monkeypatch.setattr(_labels._Atlas, "MAX_PIXELS", 0)  # every lookup with a new text starts over
+    monkeypatch.setattr(_labels, "_ATLAS", _labels._Atlas())
+    for chain in (False, True, False):
+        got, _ = _render._draw_view_labels(c, scene, screen, visible, cam, image.copy(), **{**opts, "residue_chain": chain})
+    assert np.array_equal(got, want)
+
+
+def test_row_kernel_blends_like_the_reference_kernel():
+    """composite_rows == composite on random patches (transparent, opaque and partial pixels),
+    random backgrounds and positions partly or wholly outside the frame."""
+    from misi_render._layout import composite, composite_rows
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(1, 30))
+        ws, hs = rng.integers(1, 40, n), rng.integers(1, 25, n)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(ws * hs, out=starts[1:])
+        a = rng.random(starts[-1]).astype(np.float32)
+        a[rng.random(starts[-1]) < 0.3] = 0.0
+        a[rng.random(starts[-1]) < 0.4] = 1.0
+        fill = rng.random(starts[-1]).astype(np.float32) * a
+        keep = (1.0 - a).astype(np.float32)
+        paint = (fill[:, None] * rng.integers(0, 256, 3).astype(np.float32)).astype(np.float32)
+        size = int(rng.integers(8, 120))
+        xs, ys = rng.integers(-45, size + 5, n), rng.integers(-30, size + 5, n)
+        image = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
+        want, got = image.copy(), image.copy()
+        composite(want, keep, paint, starts, ws, hs, xs, ys)
+        composite_rows(got, np.repeat(keep[:, None], 3, axis=1), paint, starts, ws, hs, xs, ys)
+        assert np.array_equal(got, want)
