@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from misi_tasks.generate import GenerateConfig, generate_dataset, generate_items
-from misi_tasks.units import work_dir_for
-from misi_tasks.names import TASK_NAMES
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
+from misi_tasks.engine.units import work_dir_for
+from misi_tasks.spec.names import TASK_NAMES
 from misi_geom.samples import sample_root
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdbbind_dev"
@@ -43,7 +43,7 @@ STAGES = {
 
 def profile_one(input_dir: Path, size: int) -> None:
     from misi_geom import find_complex_dirs, load_complex
-    from misi_tasks.scene import RenderSettings, Scene
+    from misi_tasks.tasks.scene import RenderSettings, Scene
 
     dirs = find_complex_dirs(input_dir)
     warm = Scene(load_complex(dirs[0]), RenderSettings(size=size))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from misi_tasks.names import TASK_NAMES
-from misi_tasks.parsing import parse_answer
+from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.eval.parse import parse_answer
 
 OPTIONS = ["move x 1, move y 2", "move y 2", "roll x 3", "roll y 4"]
 REAL = "Looking at the two views, the ligand moved to the right.\n\nThe answer is roll x 75, move x -14"

@@ -32,8 +32,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import misi_tasks.generate as generate
-from misi_tasks.generate import GenerateConfig, generate_dataset
+import misi_tasks.engine.generate as generate
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_geom.samples import sample_root
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdbbind_dev"

@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from misi_tasks.dataset import read_items
+from misi_tasks.spec.dataset import read_items
 from misi_geom.samples import sample_root
-from misi_tasks.scoring_baselines import baseline_predictions
+from misi_tasks.eval.baselines import baseline_predictions
 from misi_tasks.view import build_site
 
 
@@ -58,7 +58,7 @@ def bench_card(dataset: Path, input_dir: Path, repeat: int) -> None:
     import matplotlib.figure  # noqa: F401 - imported by misi-gen before the card too
     import misi_geom  # noqa: F401
 
-    from misi_tasks.card_figures import write_card_figures
+    from misi_tasks.engine.card_figures import write_card_figures
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_card_"))
     try:

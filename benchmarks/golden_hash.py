@@ -39,7 +39,7 @@ def _run(args: list[str], cwd: Path) -> None:
 def collect(work: Path) -> dict[str, str]:
     """Generate, score and return ``{relative path: sha256}`` for every pinned file."""
     out = work / "ds"  # passed as the relative "ds": reports name the dataset path they scored
-    _run([sys.executable, "-m", "misi_tasks.cli", *GEN_ARGS, "--out", "ds"], cwd=work)
+    _run([sys.executable, "-m", "misi_tasks.engine.cli", *GEN_ARGS, "--out", "ds"], cwd=work)
     hashes = {
         str(p.relative_to(out)): _sha256(p)
         for p in sorted(out.rglob("*"))
@@ -47,7 +47,7 @@ def collect(work: Path) -> dict[str, str]:
     }
     for baseline in ("oracle", "random"):
         report = work / f"eval-{baseline}.json"
-        _run([sys.executable, "-m", "misi_tasks.eval_cli", "--dataset", "ds", "--baseline", baseline,
+        _run([sys.executable, "-m", "misi_tasks.eval.cli", "--dataset", "ds", "--baseline", baseline,
               "--split", "all", "--out-json", report.name], cwd=work)
         hashes[f"misi-eval --baseline {baseline}"] = _sha256(report)
     return hashes

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from misi_geom import Complex, assign_hbond_types, explain, find_hbonds, load_complex
-from misi_tasks.hbond_answers import format_t9
+from misi_tasks.tasks.hbond_answers import format_t9
 
 DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
 MODES = {

@@ -1,44 +1,23 @@
-"""misi_tasks: the nine MiSI-Bench task generators, dataset writers, scoring and the CLIs.
+"""misi_tasks: the nine MiSI-Bench tasks, the engine that generates them, and the scorer.
 
-Light names (task table, dataset format, parsing, scoring) are imported eagerly; the generator,
-which needs the renderer, is imported on first use, so ``misi-eval`` never loads numba.
+Data flows from a folder of complexes to a scored reply through these sub-packages::
+
+    inputs/   find complexes (PDBbind folders, manifests, PDB/mmCIF entries) and assign splits
+    engine/   misi-gen: load every complex, run the task generators per complex on a backend
+              (local processes or Ray), write Parquet shards and the dataset card
+    tasks/    one generator per task (registry, scene, prompts, decoys, motion commands)
+    spec/     what a task *is*, independent of how it is made: names, item record, dataset schema
+    eval/     misi-eval: parse replies, score them, baselines, reports, charts
+    run/      misi-run: send items to an OpenAI-compatible server, collect replies
+    export/   misi-export: write the dataset in harness formats (VLMEvalKit, lmms-eval, ...)
+    view/     misi-view: a static gallery of a dataset
+
+``eval`` (and ``run``, ``export``, ``view``) import only ``spec`` and the standard helpers here, never
+the engine, the renderer or the geometry, so scoring needs neither numba nor RDKit.
+Import what you need from its sub-package, e.g. ``from misi_tasks.engine import generate_dataset``
+or ``from misi_tasks.eval import score_item``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from misi_tasks.dataset import read_items, shard_paths, write_shard
-from misi_tasks.names import TASK_CODES, TASK_NAMES, resolve_task
-from misi_tasks.parsing import parse_answer
-from misi_tasks.report import summarize
-from misi_tasks.scoring import score_item
-
-__all__ = [
-    "GenerateConfig",
-    "TASK_CODES",
-    "TASK_NAMES",
-    "generate_dataset",
-    "get_task",
-    "parse_answer",
-    "read_items",
-    "resolve_task",
-    "score_item",
-    "shard_paths",
-    "summarize",
-    "write_shard",
-]
-
-_LAZY = {
-    "GenerateConfig": "misi_tasks.generate",
-    "generate_dataset": "misi_tasks.generate",
-    "get_task": "misi_tasks.registry",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'misi_tasks' has no attribute {name!r}")
+__all__: list[str] = []

@@ -11,6 +11,8 @@ import io
 from pathlib import Path
 from typing import Any
 
+from misi_tasks._atomic import atomic_write_bytes
+
 __all__ = ["PALETTE", "VIZ_MISSING", "MatplotlibMissing", "figure_png", "have_matplotlib", "new_figure", "save_figure"]
 
 #: The one-line message when matplotlib is needed but not installed.
@@ -61,7 +63,5 @@ def figure_png(fig: Any) -> bytes:
 
 def save_figure(fig: Any, path: Path) -> Path:
     """Write a figure as PNG atomically; return the path."""
-    from misi_tasks.units import atomic_write_bytes
-
     atomic_write_bytes(Path(path), figure_png(fig))
     return Path(path)

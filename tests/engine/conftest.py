@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from misi_tasks.generate import GenerateConfig, generate_dataset
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_geom.samples import sample_root
 
 #: A few tasks, one of them (T5) reading a second complex, at a small size to stay fast.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from misi_tasks.backends import BACKEND_NAMES, BackendError, LocalBackend, make_backend
+from misi_tasks.engine.backends import BACKEND_NAMES, BackendError, LocalBackend, make_backend
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -38,9 +38,9 @@ def test_make_backend_rejects_bad_choices(name, address, message):
 def test_a_local_run_never_imports_ray(tmp_path):
     """The default path imports no Ray, even where Ray is installed (a subprocess has clean modules)."""
     code = (
-        "import sys; from misi_tasks.cli import main; "
+        "import sys; from misi_tasks.engine.cli import main; "
         f"rc = main(['--task', 'T1', '--limit', '1', '--size', '64', '--workers', '1', '--quiet', '--out', {str(tmp_path / 'o')!r}]); "
-        "import misi_tasks.backends, misi_tasks.generate; "
+        "import misi_tasks.engine.backends, misi_tasks.engine.generate; "
         "assert rc == 0, rc; "
         "print('ray' in sys.modules, any(m.startswith('ray.') for m in sys.modules))"
     )
@@ -51,7 +51,7 @@ def test_a_local_run_never_imports_ray(tmp_path):
 
 
 def test_cli_rejects_ray_address_without_the_ray_backend(capsys):
-    from misi_tasks.cli import main
+    from misi_tasks.engine.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["--task", "T1", "--out", "x", "--ray-address", "auto"])
@@ -62,8 +62,8 @@ def test_cli_rejects_ray_address_without_the_ray_backend(capsys):
 def test_without_ray_the_ray_backend_says_how_to_install_it(monkeypatch, capsys):
     import importlib.util
 
-    from misi_tasks.backends import RayBackend
-    from misi_tasks.cli import main
+    from misi_tasks.engine.backends import RayBackend
+    from misi_tasks.engine.cli import main
 
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if Ray were not installed
     with pytest.raises(BackendError, match=r'pip install "misi\[ray\]"'):

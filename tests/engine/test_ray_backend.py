@@ -16,10 +16,10 @@ import pytest
 
 ray = pytest.importorskip("ray", reason='Ray is not installed: pip install "misi[ray]" to run the Ray backend tests')
 
-from misi_tasks.backends import BackendError, RayBackend  # noqa: E402
-from misi_tasks.backends.ray_cluster import _shared_elements  # noqa: E402
-from misi_tasks.generate import generate_dataset  # noqa: E402
-from misi_tasks.units import work_dir_for  # noqa: E402
+from misi_tasks.engine.backends import BackendError, RayBackend  # noqa: E402
+from misi_tasks.engine.backends.ray_cluster import _shared_elements  # noqa: E402
+from misi_tasks.engine.generate import generate_dataset  # noqa: E402
+from misi_tasks.engine.units import work_dir_for  # noqa: E402
 
 from .conftest import descendants, digest, small_config  # noqa: E402
 
@@ -69,7 +69,7 @@ def test_a_worker_killed_mid_run_is_retried_and_the_bytes_do_not_change(ray_clus
 
 def test_a_run_stopped_by_a_dead_worker_resumes_identically(ray_cluster, local_reference, tmp_path, monkeypatch):
     """Without retries the killed job stops the run (like a crash); the rerun finishes the rest."""
-    import misi_tasks.generate as generate
+    import misi_tasks.engine.generate as generate
 
     out = tmp_path / "ray-crash"
     monkeypatch.setattr(generate, "make_backend", lambda *a, **kw: RayBackend(max_retries=0))

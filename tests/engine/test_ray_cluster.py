@@ -83,7 +83,7 @@ def _wait_for_nodes(address: str, n: int, env: dict, proc: subprocess.Popen, tim
 def test_a_node_lost_mid_run_leaves_the_output_unchanged(two_nodes, local_reference, tmp_path):
     address, node, env = two_nodes
     out = tmp_path / "cluster"
-    argv = [sys.executable, "-m", "misi_tasks.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
+    argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
             "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", address]
     run = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lost = None

@@ -27,7 +27,7 @@ SHIMS = {
     "hostname": '#!/bin/bash\necho 127.0.0.1\n',
     "python": f'#!/bin/bash\nexec {sys.executable} "$@"\n',
     "ray": f'#!/bin/bash\nexec {sys.executable} -m ray.scripts.scripts "$@"\n',
-    "misi-gen": f'#!/bin/bash\nexec {sys.executable} -m misi_tasks.cli "$@"\n',
+    "misi-gen": f'#!/bin/bash\nexec {sys.executable} -m misi_tasks.engine.cli "$@"\n',
 }
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from misi_tasks.eval_cli import PredictionsError
-from misi_tasks.eval_cli import main as eval_main
-from misi_tasks.prediction_formats import detect_format, load_predictions
+from misi_tasks.eval.cli import PredictionsError
+from misi_tasks.eval.cli import main as eval_main
+from misi_tasks.eval.prediction_formats import detect_format, load_predictions
 
 ID1, ID2 = "translation/test/c000/000", "translation/test/c001/001"
 

@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from misi_geom import MisiInputError, load_complex
-from misi_tasks.cli import main
-from misi_tasks.generate import GenerateConfig, generate_dataset
+from misi_tasks.engine.cli import main
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_tasks.inputs import check_inputs, discover_inputs, read_manifest
-from misi_tasks.names import TASK_NAMES
+from misi_tasks.spec.names import TASK_NAMES
 from misi_geom.samples import SAMPLE_IDS, sample_root
 
 
@@ -222,7 +222,7 @@ def test_selected_ligand_with_a_pocket_file_leaves_the_pocket_without_it(data, s
 
 def test_poses_of_one_complex_share_the_split_drawn_from_its_id(data, tmp_path):
     from misi_tasks.inputs import assign_splits
-    from misi_tasks.seeding import split_of
+    from misi_tasks.tasks.seeding import split_of
 
     m = tmp_path / "m.csv"
     rows = "".join(f"c{k},{data}/4cwb_apo.pdb.gz,{data}/4cwb_poses.sdf\n" for k in range(40))

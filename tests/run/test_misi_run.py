@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from misi_tasks.dataset import read_items
-from misi_tasks.eval_cli import main as eval_main
+from misi_tasks.spec.dataset import read_items
+from misi_tasks.eval.cli import main as eval_main
 from misi_tasks.run.cli import main as run_main
 
 
@@ -199,8 +199,8 @@ def test_ctrl_c_loses_nothing_and_resumes(fake_server, harness_dataset: Path, tm
 
 
 def test_scorer_side_imports_no_numba_rendering_or_geometry() -> None:
-    code = ("import sys, misi_tasks.run.cli, misi_tasks.export.cli, misi_tasks.eval_cli, "
-            "misi_tasks.prediction_formats\n"
+    code = ("import sys, misi_tasks.run.cli, misi_tasks.export.cli, misi_tasks.eval.cli, "
+            "misi_tasks.eval.prediction_formats\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in ('numba', 'misi_render', 'misi_geom')]\n"
             "assert not bad, bad\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parents[2] / "src"),

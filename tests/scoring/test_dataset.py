@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from misi_tasks.dataset import (
+from misi_tasks.spec.dataset import (
     ARROW_SCHEMA,
     COLUMNS,
     DatasetError,
@@ -20,7 +20,7 @@ from misi_tasks.dataset import (
     shard_paths,
     write_shard,
 )
-from misi_tasks.names import TASK_NAMES
+from misi_tasks.spec.names import TASK_NAMES
 
 HAS_DATASETS = importlib.util.find_spec("datasets") is not None
 
@@ -82,7 +82,7 @@ def test_failed_write_leaves_old_shard_and_no_temp(tmp_path: Path, rows_factory)
 
 
 def test_crash_during_write_keeps_old_shard(tmp_path: Path, rows_factory, monkeypatch) -> None:
-    import misi_tasks.dataset as dataset_module
+    import misi_tasks.spec.dataset as dataset_module
 
     rows = rows_factory("rotation", "test", 3)
     path = shard_paths(tmp_path, "rotation", "test", 1)[0]

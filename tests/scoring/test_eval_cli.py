@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from misi_tasks.eval_cli import main
-from misi_tasks.scoring import COLUMNS, ROTATION_RANGE_DEG, TRANSLATION_RANGE_A
-from misi_tasks.scoring_baselines import RANDOM_ROTATION_DEG, RANDOM_TRANSLATION_A
+from misi_tasks.eval.cli import main
+from misi_tasks.eval.score import COLUMNS, ROTATION_RANGE_DEG, TRANSLATION_RANGE_A
+from misi_tasks.eval.baselines import RANDOM_ROTATION_DEG, RANDOM_TRANSLATION_A
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -164,7 +164,7 @@ def test_bad_arguments(capsys, small_dataset: Path, argv: list, message: str | N
 
 
 def test_empty_selection_and_missing_dataset(capsys, tmp_path: Path, rows_factory) -> None:
-    from misi_tasks.dataset import shard_paths, write_shard
+    from misi_tasks.spec.dataset import shard_paths, write_shard
 
     write_shard(rows_factory("zooming", "train", 2), shard_paths(tmp_path, "zooming", "train", 1)[0])
     code, _, err = _run(capsys, "--dataset", tmp_path, "--baseline", "oracle", "--split", "test")
@@ -177,7 +177,7 @@ def test_empty_selection_and_missing_dataset(capsys, tmp_path: Path, rows_factor
 
 
 def test_deeply_nested_json_line_is_a_one_line_error(tmp_path):
-    from misi_tasks.eval_cli import PredictionsError, read_predictions
+    from misi_tasks.eval.cli import PredictionsError, read_predictions
 
     path = tmp_path / "preds.jsonl"
     path.write_text('{"id": "a", "reply": "x"}\n' + "[" * 100_000 + "]" * 100_000 + "\n")

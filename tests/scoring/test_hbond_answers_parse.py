@@ -7,8 +7,8 @@ import warnings
 
 import pytest
 
-from misi_tasks.parsing import parse_answer
-from misi_tasks.scoring import score_item
+from misi_tasks.eval.parse import parse_answer
+from misi_tasks.eval.score import score_item
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("misi_geom.hbonds") is None,
                                 reason="misi_geom.hbonds does not exist yet")
@@ -19,7 +19,7 @@ SAMPLES = ["1h1d", "2pyy", "2w9r", "3pvu", "4cjq"]
 @pytest.mark.parametrize("pdb_id", SAMPLES)
 def test_formatted_answers_round_trip(pdb_id: str) -> None:
     from misi_geom.hbonds import find_hbonds, hbond_pairs
-    from misi_tasks.hbond_answers import format_t4, format_t9
+    from misi_tasks.tasks.hbond_answers import format_t4, format_t9
     from misi_geom.io import load_complex
     from misi_geom.samples import sample_root
 

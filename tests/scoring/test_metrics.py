@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from misi_tasks.scoring import column_of, score_item
+from misi_tasks.eval.score import column_of, score_item
 
 T4_POS = "Yes: ARG NH2, O1B; ARG NE, O2G"
 T9 = "ASN 460 ND2 A, O2; GLU 537 OE1 A, O2; GLY 184A N ?, O1"

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from misi_tasks import parsing
-from misi_tasks.names import TASK_NAMES
-from misi_tasks.parsing import parse_answer
+from misi_tasks.eval import parse as parsing
+from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.eval.parse import parse_answer
 
 _OPTIONS = ["move x 1, move y 2", "move y 2", "roll x 3", "roll y 4"]
 _TOKENS = ["move", "roll", "x", "y", "z", "axis", "along", "the", "by", "3", "-14", "+2", "7.5", "deg", "then",

@@ -6,7 +6,7 @@ import pytest
 
 from misi_geom import load_complex
 from misi_geom.samples import sample_dirs
-from misi_tasks.scene import RenderSettings, Scene
+from misi_tasks.tasks.scene import RenderSettings, Scene
 
 SIZE = 256
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from misi_geom import SE3
-from misi_tasks.commands import Move, Roll, sequence_motion
-from misi_tasks.decoys import SSIM_MAX, image_similarity
-from misi_tasks.generate import generate_items
+from misi_tasks.tasks.commands import Move, Roll, sequence_motion
+from misi_tasks.tasks.decoys import SSIM_MAX, image_similarity
+from misi_tasks.engine.generate import generate_items
 
 
 def _se3(rows) -> SE3:
@@ -66,7 +66,7 @@ def test_no_option_looks_like_image_4_or_another_option(mc_items):
 @pytest.mark.parametrize("seed", range(40))
 def test_t6_scheme_3_axis_differs_from_f1_and_f2(seed):
     """Scheme 3 turns f1 about the one axis used by neither f1 nor f2 (T6), any axis but f1's (T5)."""
-    from misi_tasks.decoys import t5t6_decoy
+    from misi_tasks.tasks.decoys import t5t6_decoy
 
     rng = np.random.default_rng(seed)
     a1, a2 = rng.choice(list("xyz"), 2, replace=False)

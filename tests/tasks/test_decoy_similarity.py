@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from skimage.metrics import structural_similarity
 
-from misi_tasks.decoys import SSIM_SIZE, SsimThumb, grey_thumbnail, image_similarity, thumbnail_similarity
+from misi_tasks.tasks.decoys import SSIM_SIZE, SsimThumb, grey_thumbnail, image_similarity, thumbnail_similarity
 
 
 def _reference_thumbnail(image: np.ndarray) -> np.ndarray:

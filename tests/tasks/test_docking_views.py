@@ -17,9 +17,9 @@ import pytest
 from misi_geom import view_rotation
 from misi_render import render_views
 from misi_render.palette import atom_radii
-from misi_tasks.commands import Move, Roll
-from misi_tasks.generate import generate_items
-from misi_tasks.scoring import score_item
+from misi_tasks.tasks.commands import Move, Roll
+from misi_tasks.engine.generate import generate_items
+from misi_tasks.eval.score import score_item
 from misi_tasks.tasks.docking import EQUIVALENT_RMSD_A
 
 SAMPLES = ["1h1d", "2pyy", "2w9r", "3pvu", "4cjq"]

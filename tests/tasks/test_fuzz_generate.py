@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from misi_geom import MisiInputError, load_complex
-from misi_tasks.generate import FAILURES_FILE, GenerateConfig, generate_dataset
+from misi_tasks.engine.generate import FAILURES_FILE, GenerateConfig, generate_dataset
 from misi_geom.samples import sample_root
 
 from ..fuzz_inputs import KINDS, corrupt

@@ -10,9 +10,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from misi_tasks.cli import main
-from misi_tasks.generate import GenerateConfig, _letters, _shard_bounds, _tiny_indices, generate_dataset
-from misi_tasks.items import Item
+from misi_tasks.engine.cli import main
+from misi_tasks.engine.generate import GenerateConfig, _letters, _shard_bounds, _tiny_indices, generate_dataset
+from misi_tasks.spec.items import Item
 from misi_geom.samples import sample_root
 
 TASKS = ("translation", "translation-rotation", "docking")
@@ -135,7 +135,7 @@ def test_generated_shards_load_with_datasets(reference):
 
 
 def test_tiny_draws_fifty_sorted_items_per_task():
-    from misi_tasks.generate import TINY_PER_TASK
+    from misi_tasks.engine.generate import TINY_PER_TASK
 
     picked = _tiny_indices(120, 0, "rotation")
     assert len(picked) == TINY_PER_TASK == 50
@@ -146,7 +146,7 @@ def test_tiny_draws_fifty_sorted_items_per_task():
 
 
 def test_shards_close_at_the_byte_budget():
-    from misi_tasks.generate import SHARD_BYTES
+    from misi_tasks.engine.generate import SHARD_BYTES
 
     half = SHARD_BYTES // 2
     assert _shard_bounds([half - 10, half - 10, 10, half]) == [(0, 3), (3, 4)]
@@ -155,7 +155,7 @@ def test_shards_close_at_the_byte_budget():
 
 
 def test_split_is_by_complex_and_near_the_paper_fraction():
-    from misi_tasks.seeding import split_of
+    from misi_tasks.tasks.seeding import split_of
 
     ids = [f"{k}abc" for k in range(4000)]
     test_share = sum(split_of(i) == "test" for i in ids) / len(ids)
@@ -164,7 +164,7 @@ def test_split_is_by_complex_and_near_the_paper_fraction():
 
 
 def test_a_rerun_with_other_arguments_is_refused_or_cleanly_replaces(tmp_path):
-    from misi_tasks.generate import OutputFolderError
+    from misi_tasks.engine.generate import OutputFolderError
 
     out = tmp_path / "out"
     cfg = GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=("translation", "docking"), split="test",

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from misi_geom import find_hbonds, hbond_pairs
-from misi_tasks.hbond_answers import format_t9
-from misi_tasks.generate import generate_items
-from misi_tasks.registry import TaskSkipped
+from misi_tasks.tasks.hbond_answers import format_t9
+from misi_tasks.engine.generate import generate_items
+from misi_tasks.tasks.registry import TaskSkipped
 from misi_tasks.tasks.hbonds import HARD_NEGATIVE_CUTOFF, ResidueLigandTask, t8_decoys
 
 
@@ -71,7 +71,7 @@ def test_t4_paper_negatives_and_fallback(scenes):
     _, hard, _, hard_pool = ResidueLigandTask()._candidates(scene)
     assert pool == "any" and hard_pool == "hard" and set(hard) < set(paper)
     # a complex whose ligand touches no non-bonded residue falls back to any non-bonded residue
-    from misi_tasks.scene import Scene
+    from misi_tasks.tasks.scene import Scene
 
     c = scene.complex
     far = Scene(scene.source.with_coord(c.coord + np.where(c.is_ligand[:, None], 30.0, 0.0)), scene.settings)
@@ -116,7 +116,7 @@ def test_t8_decoys_perturb_sign_and_magnitude(move):
 def test_t9_skips_a_complex_without_hbonds(scenes):
     scene = scenes["2pyy"]
     lig_far = scene.complex.with_coord(scene.complex.coord + np.where(scene.complex.is_ligand[:, None], 30.0, 0.0))
-    from misi_tasks.scene import Scene
+    from misi_tasks.tasks.scene import Scene
 
     with pytest.raises(TaskSkipped):
         generate_items(Scene(lig_far, scene.settings), ["pocket-ligand"])

@@ -15,10 +15,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from misi_tasks.cli import main
-from misi_tasks.generate import FAILURES_FILE, GenerateConfig, OutputFolderError, generate_dataset
+from misi_tasks.engine.cli import main
+from misi_tasks.engine.generate import FAILURES_FILE, GenerateConfig, OutputFolderError, generate_dataset
 from misi_geom.samples import sample_root
-from misi_tasks.units import WorkDir, work_dir_for
+from misi_tasks.engine.units import WorkDir, work_dir_for
 
 TASKS = ("translation", "translation-rotation")
 
@@ -122,7 +122,7 @@ def test_a_lock_stops_a_second_run(inputs, tmp_path):
 
 
 def _cli(inputs: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "misi_tasks.cli", "--input", str(inputs), "--out", str(out), "--task",
+    return [sys.executable, "-m", "misi_tasks.engine.cli", "--input", str(inputs), "--out", str(out), "--task",
             ",".join(TASKS), "--split", "test", "--seed", "3", "--size", "64", "--workers", "1", "--quiet"]
 
 

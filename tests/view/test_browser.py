@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from misi_tasks.names import TASK_NAMES
+from misi_tasks.spec.names import TASK_NAMES
 from misi_tasks.view import build_site
 
 
@@ -144,7 +144,7 @@ def test_the_checks_catch_a_broken_image_and_a_script_error(browser, tmp_path):
 
 def test_the_eval_html_report_loads_with_its_chart(browser, sample_dataset, random_predictions, tmp_path):
     pytest.importorskip("matplotlib", reason="the report chart needs the misi[viz] extra")
-    from misi_tasks.eval_cli import main
+    from misi_tasks.eval.cli import main
 
     report = tmp_path / "report.html"
     assert main(["--dataset", str(sample_dataset), "--predictions", str(random_predictions),

@@ -20,7 +20,7 @@ Results: :func:`find_hbonds` returns directed :class:`HBond` records; :func:`hbo
 and :func:`bonded_pairs` (int array, shape (k, 2)) give each pocket–ligand atom pair once, ordered
 by chain id, residue number, insertion code, pocket atom name, ligand atom name (plain string
 order; the ChimeraX fixtures' order).  Task answers are formatted from those pairs in
-:mod:`misi_tasks.hbond_answers`; this layer never formats them.
+:mod:`misi_tasks.tasks.hbond_answers`; this layer never formats them.
 
 >>> import numpy as np
 >>> from misi_geom.complex import Complex

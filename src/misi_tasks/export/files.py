@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from misi_tasks.units import atomic_write_bytes
+from misi_tasks._atomic import atomic_write_bytes
 
 __all__ = ["ExportDir", "ExportError", "TextStream", "image_name"]
 

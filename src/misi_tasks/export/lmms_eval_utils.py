@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from misi_tasks.export.prompt import prompt_text
-from misi_tasks.scoring import score_item
+from misi_tasks.eval.score import score_item
 
 __all__ = [
     "misi_aggregate_exact",

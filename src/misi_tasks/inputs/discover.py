@@ -15,7 +15,7 @@ from pathlib import Path
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs import ComplexSource, FolderSource, is_structure_file, stem_id
 from misi_tasks.inputs.manifest import is_manifest, read_manifest, sources_of_row
-from misi_tasks.seeding import DEFAULT_TEST_FRACTION, split_of
+from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, split_of
 
 __all__ = ["InputPlan", "discover_inputs", "assign_splits"]
 

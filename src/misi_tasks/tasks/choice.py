@@ -4,7 +4,7 @@ T5: a move (x or y) then a roll are shown on complex c1; the options show c2's f
 candidate pairs; the correct one is the same pair applied to c2 (another complex of the same split).
 T6: two rolls about different axes are shown; the correct option applies the same two rolls once
 more to the already rotated complex.  Rolls turn about the object's current centre.
-Decoys: :mod:`misi_tasks.decoys`.
+Decoys: :mod:`misi_tasks.tasks.decoys`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
-from misi_tasks.commands import Command, Move, Roll, format_commands, sequence_motion
-from misi_tasks.decoys import SSIM_MAX, SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
-from misi_tasks.items import Item
-from misi_tasks.prompts import PROMPTS
-from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
-from misi_tasks.scene import Scene
+from misi_tasks.tasks.commands import Command, Move, Roll, format_commands, sequence_motion
+from misi_tasks.tasks.decoys import SSIM_MAX, SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
+from misi_tasks.spec.items import Item
+from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
+from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.motion import angle_choices
 
 __all__ = ["PairChoiceTask", "TranslationRotationTask", "RotationRotationTask"]

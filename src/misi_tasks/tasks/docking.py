@@ -14,7 +14,7 @@ move back (``roll x -75, move x -14`` for a ligand turned by +75° about x and m
 For small or symmetric ligands other allowed answers dock almost as well: every allowed answer
 (roll axis, angle in 15° steps, integer move) whose pose is strictly within
 :data:`EQUIVALENT_RMSD_A` heavy-atom RMSD of the bound pose is recorded in the item's metadata as
-``equivalent_answers`` and scores as the exact answer (:mod:`misi_tasks.scoring`).
+``equivalent_answers`` and scores as the exact answer (:mod:`misi_tasks.eval.score`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from dataclasses import replace
 import numpy as np
 
 from misi_geom import THREE_VIEWS, Complex, fit_camera
-from misi_tasks.commands import Move, Roll, format_commands
-from misi_tasks.items import Item
-from misi_tasks.prompts import PROMPTS
-from misi_tasks.registry import GenContext, TaskGenerator
-from misi_tasks.scene import Scene
+from misi_tasks.tasks.commands import Move, Roll, format_commands
+from misi_tasks.spec.items import Item
+from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.registry import GenContext, TaskGenerator
+from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.motion import angle_choices
 
 __all__ = ["DockingTask", "displacement", "equivalent_answers", "EQUIVALENT_RMSD_A"]

@@ -2,7 +2,7 @@
 
 Ground truth is :func:`misi_geom.find_hbonds` on the whole complex (pocket–ligand, relaxed
 ChimeraX criteria), as unique (pocket atom, ligand atom) pairs in :func:`misi_geom.hbond_pairs`
-order, formatted by :func:`misi_tasks.hbond_answers.format_t4` / :func:`~misi_tasks.hbond_answers.format_t9`.
+order, formatted by :func:`misi_tasks.tasks.hbond_answers.format_t4` / :func:`~misi_tasks.tasks.hbond_answers.format_t9`.
 
 **Decisions** (the paper gives no per-complex counts for these tasks): T4 draws ``count`` residues
 with H-bonds and ``count`` without per complex (test 1 + 1, train 2 + 2).  Negatives are by default *hard*: pocket residues with a heavy
@@ -21,10 +21,10 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import SIX_VIEWS, fit_camera, hbond_pairs
-from misi_tasks.hbond_answers import format_t4, format_t9
-from misi_tasks.prompts import PROMPTS
-from misi_tasks.registry import TaskGenerator, TaskSkipped
-from misi_tasks.scene import Scene
+from misi_tasks.tasks.hbond_answers import format_t4, format_t9
+from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.registry import TaskGenerator, TaskSkipped
+from misi_tasks.tasks.scene import Scene
 
 __all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys", "HARD_NEGATIVE_CUTOFF"]
 

@@ -20,11 +20,11 @@ import numpy as np
 from dataclasses import replace
 
 from misi_geom import THREE_VIEWS, Camera
-from misi_tasks.commands import Command, Move, Roll
-from misi_tasks.items import Item
-from misi_tasks.prompts import PROMPTS
-from misi_tasks.registry import GenContext, TaskGenerator, TaskSkipped
-from misi_tasks.scene import Scene
+from misi_tasks.tasks.commands import Command, Move, Roll
+from misi_tasks.spec.items import Item
+from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
+from misi_tasks.tasks.scene import Scene
 
 __all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "angle_choices",
            "zoom_camera", "zoom_separation_px"]

@@ -1,7 +1,7 @@
 """misi-view: a static HTML gallery of a misi dataset (index, task pages, item pages, thumbnails).
 
 Scorer side: reads the Parquet dataset with pyarrow and grades predictions with
-:mod:`misi_tasks.scoring`; it never imports numba, the renderer or the geometry.
+:mod:`misi_tasks.eval.score`; it never imports numba, the renderer or the geometry.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from misi_tasks.names import TASK_CODES
+from misi_tasks.spec.names import TASK_CODES
 
 __all__ = [
     "ItemView",
@@ -45,7 +45,7 @@ TASK_BLURBS: dict[str, str] = {
 
 @dataclass
 class Prediction:
-    """A model's reply to one item and its score (from :func:`misi_tasks.scoring.score_item`)."""
+    """A model's reply to one item and its score (from :func:`misi_tasks.eval.score.score_item`)."""
 
     reply: str | None
     parsed: str | None

@@ -3,7 +3,7 @@
 Reads the dataset's text columns for every item, picks ``per_task`` items per task with the seed,
 reads only those items' images, writes their JPEG thumbnails (each once, in parallel threads: Pillow
 decodes and encodes without the GIL) and the pages. With predictions, every item that has one is
-scored with the scorer's own :func:`misi_tasks.scoring.score_item`, so the gallery shows the same
+scored with the scorer's own :func:`misi_tasks.eval.score.score_item`, so the gallery shows the same
 parsed answers and scores as ``misi-eval``.
 
 The output folder is marked with ``.misi-view.json``; a folder that holds anything else is refused,
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from misi_tasks.dataset import DatasetError, read_items
-from misi_tasks.prediction_formats import load_predictions
-from misi_tasks.names import TASK_NAMES
-from misi_tasks.report import summarize
-from misi_tasks.scoring import score_item
-from misi_tasks.units import atomic_write_bytes
+from misi_tasks.spec.dataset import DatasetError, read_items
+from misi_tasks.eval.prediction_formats import load_predictions
+from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.eval.report import summarize
+from misi_tasks.eval.score import score_item
+from misi_tasks._atomic import atomic_write_bytes
 from misi_tasks.view.pages import (
     ItemView,
     Prediction,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from misi_tasks.units import atomic_write_bytes
+from misi_tasks._atomic import atomic_write_bytes
 
 __all__ = ["THUMB_PX", "VIEW_PX", "Thumb", "thumb_names", "write_thumbs"]
 

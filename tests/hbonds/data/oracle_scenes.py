@@ -43,7 +43,7 @@ def main(out: str) -> None:
     import test_geometry_cases as T
 
     from misi_geom import find_hbonds
-    from misi_tasks.hbond_answers import format_t9
+    from misi_tasks.tasks.hbond_answers import format_t9
 
     scenes = {f"ser{int(d * 100)}": T._scene(T._serine_donor(d), T._ketone_ligand([0, 0, 0], 0.0))
               for d in (3.15, 3.20, 3.55, 3.60)}

@@ -95,7 +95,7 @@ class Scene:
         return residue_label(self.complex, i, self.residue_chain)
 
     def label_fields(self) -> dict:
-        """Prompt fields describing this scene's labels (see :func:`misi_tasks.prompts.conventions`)."""
+        """Prompt fields describing this scene's labels (see :func:`misi_tasks.tasks.prompts.conventions`)."""
         return {"chains": self.residue_chain, "numbered": self.numbered_ligand}
 
     def camera_with_margin(self, margin_A: float = 0.0) -> Camera:

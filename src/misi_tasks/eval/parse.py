@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from misi_tasks.names import MC_TASKS, resolve_task
+from misi_tasks.spec.names import MC_TASKS, resolve_task
 
 __all__ = [
     "BondList",

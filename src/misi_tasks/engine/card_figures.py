@@ -31,8 +31,8 @@ import numpy as np
 from misi_tasks._mpl import PALETTE, VIZ_MISSING, have_matplotlib, new_figure, save_figure
 import pyarrow.parquet as pq
 
-from misi_tasks.names import SPLITS, TASK_CODES, TASK_NAMES
-from misi_tasks.parsing import BondList, Choice, Docking, Move, Roll, parse_answer
+from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks.eval.parse import BondList, Choice, Docking, Move, Roll, parse_answer
 
 __all__ = ["FIGURES_DIR", "card_figures_markdown", "write_card_figures"]
 

@@ -12,8 +12,8 @@ completion order).  Nothing here imports Ray until a :class:`RayBackend` is used
 
 from __future__ import annotations
 
-from misi_tasks.backends.base import BACKEND_NAMES, WORKER_ENV, Backend, BackendError
-from misi_tasks.backends.local import LocalBackend
+from misi_tasks.engine.backends.base import BACKEND_NAMES, WORKER_ENV, Backend, BackendError
+from misi_tasks.engine.backends.local import LocalBackend
 
 __all__ = [
     "BACKEND_NAMES",
@@ -37,7 +37,7 @@ def make_backend(name: str, *, workers: int = 1, ray_address: str | None = None)
             raise ValueError("--ray-address needs --backend ray")
         return LocalBackend(workers=workers)
     if name == "ray":
-        from misi_tasks.backends.ray_cluster import RayBackend
+        from misi_tasks.engine.backends.ray_cluster import RayBackend
 
         return RayBackend(address=ray_address, num_cpus=workers)
     raise ValueError(f"unknown backend {name!r}; valid: {', '.join(BACKEND_NAMES)}")
@@ -45,7 +45,7 @@ def make_backend(name: str, *, workers: int = 1, ray_address: str | None = None)
 
 def __getattr__(name: str):
     if name == "RayBackend":  # imported on use: the module itself imports Ray only when run
-        from misi_tasks.backends.ray_cluster import RayBackend
+        from misi_tasks.engine.backends.ray_cluster import RayBackend
 
         return RayBackend
-    raise AttributeError(f"module 'misi_tasks.backends' has no attribute {name!r}")
+    raise AttributeError(f"module 'misi_tasks.engine.backends' has no attribute {name!r}")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
-from misi_tasks.inputs.provenance import card_sources_section
-from misi_tasks.names import SPLITS, TASK_CODES, TASK_NAMES
-from misi_tasks.units import atomic_write_bytes
+from misi_tasks.spec.dataset import dataset_card_configs_yaml, list_splits
+from misi_tasks.engine.provenance import card_sources_section
+from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks._atomic import atomic_write_bytes
 from misi_tasks.version import package_version
 
 __all__ = ["render_card", "write_card"]
@@ -220,7 +220,7 @@ def render_card(cfg, summary) -> str:
 
 def write_card(cfg, summary) -> None:
     """Write ``OUT/README.md`` atomically."""
-    from misi_tasks.card_figures import card_figures_markdown  # OUT/figures/*.png (needs misi[viz])
+    from misi_tasks.engine.card_figures import card_figures_markdown  # OUT/figures/*.png (needs misi[viz])
 
     figures = card_figures_markdown(cfg.out_dir, cfg.input_dir)
     atomic_write_bytes(cfg.out_dir / "README.md", (render_card(cfg, summary) + "\n" + figures).encode())

@@ -1,6 +1,6 @@
 """The task registry: every generator class registers itself under its task name.
 
->>> import misi_tasks.tasks  # registers the nine tasks
+>>> import misi_tasks.tasks  # (any import from the package registers the nine tasks)
 >>> sorted(REGISTRY) == sorted(TASK_NAMES)
 True
 >>> get_task("docking").name
@@ -14,10 +14,10 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from misi_tasks.items import Item
-from misi_tasks.names import TASK_NAMES, resolve_task
-from misi_tasks.scene import RenderSettings, Scene
-from misi_tasks.seeding import rng_for
+from misi_tasks.spec.items import Item
+from misi_tasks.spec.names import TASK_NAMES, resolve_task
+from misi_tasks.tasks.scene import RenderSettings, Scene
+from misi_tasks.tasks.seeding import rng_for
 
 __all__ = ["REGISTRY", "TaskGenerator", "GenContext", "get_task", "TaskSkipped"]
 
@@ -100,8 +100,6 @@ class TaskGenerator:
 
 def get_task(name: str) -> type[TaskGenerator]:
     """The generator class of a task name or code; the error lists the valid names."""
-    import misi_tasks.tasks  # noqa: F401  (registers the generators)
-
     key = resolve_task(name)
     if key not in REGISTRY:
         raise ValueError(f"task {key!r} has no generator; available: {', '.join(sorted(REGISTRY))}")

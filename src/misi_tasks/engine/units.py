@@ -17,54 +17,18 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WorkDir", "atomic_write_bytes", "remove_temp_files", "work_dir_for"]
+from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
 
-#: Names of the temporary files of :func:`atomic_write_bytes` and ``write_shard`` (``mkstemp``).
-_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
-
-
-def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
-
-    A reader never sees a partial file.  ``fsync=False`` skips flushing to the disk, for files that
-    can be rebuilt (a gallery, exported images whose index file is written last).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if fsync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
+__all__ = ["WorkDir", "work_dir_for"]
 
 def work_dir_for(out_dir: Path) -> Path:
     """The work folder of output folder ``out_dir``: ``.<name>.misi-gen`` beside it."""
     out = Path(os.path.abspath(out_dir))
     return out.parent / f".{out.name}.misi-gen"
-
-
-def remove_temp_files(folder: Path) -> list[Path]:
-    """Delete the temporary files an interrupted (``kill -9``) write left under ``folder``."""
-    removed = []
-    for path in folder.rglob(".*.tmp") if folder.is_dir() else ():
-        if _TEMP_RE.match(path.name) and path.is_file():
-            path.unlink()
-            removed.append(path)
-    return removed
 
 
 class WorkDir:

@@ -8,7 +8,7 @@ Robustness: every complex is loaded first; one that fails (a bad file, or any un
 reported with its id and file in the summary, the card and ``OUT/failures.txt`` and costs no other
 complex anything -- T5 draws its partner complexes only from those that loaded.
 
-The output folder (see :mod:`misi_tasks.units` for the work folder beside it): a run writes only
+The output folder (see :mod:`misi_tasks.engine.units` for the work folder beside it): a run writes only
 into an empty folder, a folder an earlier misi-gen run with the same arguments wrote (it resumes),
 or -- with ``overwrite`` -- replaces ``README.md``, ``failures.txt`` and ``data/`` of any folder
 (other files are left alone).  A folder misi did not write, or wrote with other arguments, is
@@ -21,19 +21,32 @@ import hashlib
 import json
 import re
 import shutil
+import signal
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from misi_tasks.backends import make_backend
-from misi_tasks.card_figures import FIGURES_DIR
-from misi_tasks.items import Item
-from misi_tasks.names import MC_TASKS, TASK_NAMES
-from misi_tasks.scene import RenderSettings
-from misi_tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
-from misi_tasks.units import WorkDir, atomic_write_bytes, remove_temp_files
+from tqdm import tqdm
+
+from misi_geom import MisiInputError
+from misi_geom.errors import printable
+from misi_render import warm_up
+from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
+from misi_tasks.engine.backends import make_backend
+from misi_tasks.engine.card import write_card
+from misi_tasks.engine.card_figures import FIGURES_DIR
+from misi_tasks.engine.provenance import load_provenance, save_provenance
+from misi_tasks.engine.units import WorkDir
+from misi_tasks.inputs import assign_splits, discover_inputs
+from misi_tasks.spec.dataset import shard_paths, write_shard
+from misi_tasks.spec.items import Item
+from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
+from misi_tasks.tasks import GenContext, TaskSkipped, get_task
+from misi_tasks.tasks.scene import RenderSettings, Scene
+from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
+from misi_tasks.version import package_version
 
 __all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "OutputFolderError", "generate_dataset",
            "generate_items", "TINY_PER_TASK"]
@@ -89,7 +102,7 @@ class GenerateConfig:
         """Hash of everything that shapes the output (not workers, not the output folder)."""
         d = self.describe()
         d["complexes"] = sorted(complex_ids)
-        d["version"] = _package_version()
+        d["version"] = package_version()
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def describe(self) -> dict[str, Any]:
@@ -97,15 +110,6 @@ class GenerateConfig:
         d = {k: v for k, v in asdict(self).items()
              if k not in _NOT_IN_FINGERPRINT and not (k in _OPTIONAL_INPUT_FIELDS and v is None)}
         return json.loads(json.dumps(d, default=str))
-
-
-def _package_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("misi")
-    except Exception:  # pragma: no cover - running from a source tree
-        return "dev"
 
 
 @dataclass
@@ -163,8 +167,6 @@ _PARTNER_CACHE: dict[tuple, Any] = {}
 
 
 def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
-    from misi_tasks.scene import Scene
-
     def load(cid: str):
         key = (dirs[cid], settings)
         if key not in _PARTNER_CACHE:
@@ -180,19 +182,12 @@ def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
 def _init_worker() -> None:
     """Load the render kernels once per worker (numba cache) before the first complex.  Ctrl-C is
     left to the parent (one line, no traceback per worker)."""
-    import signal
-
-    from misi_render import warm_up
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_up()
 
 
 def _one_line(exc: BaseException, where: Path | str) -> str:
     """An exception as one line: a MisiInputError as it is, anything else with its type and place."""
-    from misi_geom import MisiInputError
-    from misi_geom.errors import printable
-
     if isinstance(exc, MisiInputError):
         return str(exc)
     text = " ".join(str(exc).split())
@@ -229,9 +224,6 @@ def _process_complex(args: tuple) -> dict[str, Any]:
 
 def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
                     partner_ids: tuple[str, ...]) -> dict[str, Any]:
-    from misi_tasks.inputs.provenance import save_provenance
-    from misi_tasks.registry import GenContext, TaskSkipped, get_task
-
     work = WorkDir(cfg.out_dir)
     todo = [t for t in cfg.tasks if not work.has_unit(cid, t)]
     report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
@@ -261,13 +253,11 @@ def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str,
 
 def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "test",
                    partners: dict | None = None, keep_renders: bool = True) -> dict[str, list[Item]]:
-    """Generate items for one in-memory :class:`~misi_tasks.scene.Scene` (for tests and notebooks).
+    """Generate items for one in-memory :class:`~misi_tasks.tasks.scene.Scene` (for tests and notebooks).
 
     ``partners`` maps complex ids to scenes that T5 may use as its second complex.  MC items are
     returned in canonical order (correct option first, before letter assignment).
     """
-    from misi_tasks.registry import GenContext, get_task
-
     partners = partners or {}
     ctx = GenContext(seed=seed, split=split, settings=scene.settings, partner_ids=tuple(sorted(partners)),
                      partner=partners.__getitem__, keep_renders=keep_renders)
@@ -314,8 +304,6 @@ class _UnitReader:
 def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
               summary: "GenerateSummary") -> None:
     """Write the shards of one (task, split), one shard in memory at a time."""
-    from misi_tasks.dataset import shard_paths, write_shard
-
     refs: list[tuple[str, int, int, int]] = []  # (complex, position in its unit, images, bytes)
     for cid in cids:
         if not work.has_unit(cid, task):
@@ -350,8 +338,6 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
 
 
 def _plan(cfg: GenerateConfig):
-    from misi_tasks.inputs import assign_splits, discover_inputs
-
     plan = discover_inputs(cfg.input_dir, ligand=cfg.ligand, smiles=cfg.smiles, poses=cfg.poses)
     ids = sorted(plan.sources)
     if cfg.limit is not None:
@@ -456,12 +442,6 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     OutputFolderError
         If the output folder may not be written (see the module docs).
     """
-    from tqdm import tqdm
-
-    from misi_geom.errors import printable
-    from misi_tasks.card import write_card
-    from misi_tasks.inputs.provenance import load_provenance
-
     t0 = time.perf_counter()
     by_id, splits, bad_inputs = _plan(cfg)
     work = WorkDir(cfg.out_dir)

@@ -21,7 +21,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from misi_tasks.names import MC_TASKS, resolve_task
+from misi_tasks.spec.names import MC_TASKS, resolve_task
 
 __all__ = [
     "BASELINES",

@@ -36,8 +36,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from misi_tasks.names import TASK_CODES, resolve_task
-from misi_tasks.parsing import BondList, Choice, Docking, Move, ParsedAnswer, Roll, parse_answer
+from misi_tasks.spec.names import TASK_CODES, resolve_task
+from misi_tasks.eval.parse import BondList, Choice, Docking, Move, ParsedAnswer, Roll, parse_answer
 
 __all__ = [
     "BOND_OVERLIST_FACTOR",
@@ -199,7 +199,7 @@ def score_item(
     Parameters
     ----------
     item : mapping
-        A row of :func:`misi_tasks.dataset.read_items` (``id``, ``task``, ``answer``,
+        A row of :func:`misi_tasks.spec.dataset.read_items` (``id``, ``task``, ``answer``,
         ``options``, ``metadata`` are used).
     reply : str or None
         The model's free-text reply; None when the prediction is missing.

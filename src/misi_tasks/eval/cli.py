@@ -12,7 +12,7 @@ Usage::
 and malformed lines stop the run with a one-line error naming the line; predictions for items
 outside ``--task``/``--split`` are ignored; items without a prediction score 0 and are reported.
 ``--predictions`` also takes VLMEvalKit result tables, lmms-eval sample logs and OpenAI Batch output,
-several files at once, detecting each file's format (:mod:`misi_tasks.prediction_formats`).
+several files at once, detecting each file's format (:mod:`misi_tasks.eval.prediction_formats`).
 Exit status: 0 on success, 2 on bad input.
 """
 
@@ -26,65 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from misi_tasks._mpl import MatplotlibMissing
-from misi_tasks.dataset import DatasetError, list_splits, read_items
-from misi_tasks.names import SPLITS, TASK_CODES, resolve_task
-from misi_tasks.report import render_table, report_csv, report_json, summarize
-from misi_tasks.scoring import score_item
-from misi_tasks.scoring_baselines import BASELINES, baseline_predictions
+from misi_tasks.spec.dataset import DatasetError, list_splits, read_items
+from misi_tasks.spec.names import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.eval.report import render_table, report_csv, report_json, summarize
+from misi_tasks.eval.score import score_item
+from misi_tasks.eval.baselines import BASELINES, baseline_predictions
+from misi_tasks.eval.prediction_formats import PredictionsError, load_predictions, read_predictions
 
 __all__ = ["PredictionsError", "build_parser", "main", "read_predictions"]
-
-#: Field names accepted for the reply, in priority order.
-REPLY_FIELDS: tuple[str, ...] = ("reply", "prediction", "response")
-
-
-class PredictionsError(ValueError):
-    """A predictions file is malformed (the message names the file and line)."""
-
-
-def read_predictions(path: str | Path, known_ids: set[str] | None = None) -> dict[str, str]:
-    """Read a JSONL predictions file into ``{id: reply}``.
-
-    Raises
-    ------
-    PredictionsError
-        On a malformed line, a duplicate id, or (with ``known_ids``) an id not in the dataset.
-    """
-    preds: dict[str, str] = {}
-    first_line: dict[str, int] = {}
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PredictionsError(f"{path}: cannot read predictions ({exc})") from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PredictionsError(f"{where}: malformed line, not JSON ({exc.msg})") from None
-        except RecursionError:  # e.g. [[[[...]]]] nested deeper than the interpreter's stack
-            raise PredictionsError(f"{where}: malformed line, JSON nested too deeply") from None
-        if not isinstance(obj, dict):
-            raise PredictionsError(f"{where}: malformed line, expected a JSON object")
-        item_id = obj.get("id")
-        if not isinstance(item_id, str) or not item_id:
-            raise PredictionsError(f"{where}: malformed line, missing string field 'id'")
-        field = next((f for f in REPLY_FIELDS if f in obj), None)
-        if field is None:
-            raise PredictionsError(f"{where}: malformed line, no reply field ({'/'.join(REPLY_FIELDS)})")
-        reply = obj[field]
-        if reply is not None and not isinstance(reply, str):
-            raise PredictionsError(f"{where}: malformed line, field {field!r} must be a string or null")
-        if item_id in preds:
-            raise PredictionsError(f"{where}: duplicate id {item_id!r} (first on line {first_line[item_id]})")
-        if known_ids is not None and item_id not in known_ids:
-            raise PredictionsError(f"{where}: unknown item id {item_id!r} (not in the dataset)")
-        preds[item_id] = reply or ""
-        first_line[item_id] = lineno
-    return preds
-
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-eval``."""
@@ -141,7 +90,6 @@ def _run(args: argparse.Namespace) -> int:
     if not items:
         present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
-    from misi_tasks.prediction_formats import load_predictions  # imports this module: import late
 
     if args.baseline:
         preds = baseline_predictions(items, args.baseline, seed=args.seed)
@@ -177,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
         runs.append((name, summarize([score_item(it, other.get(it["id"]), pick=args.pick) for it in items])))
         sys.stdout.write(f"\n{name}:\n" + render_table(runs[-1][1], label=name[:25]))
     if args.plot or args.html:
-        from misi_tasks.eval_charts import write_charts  # needs matplotlib (misi[viz])
+        from misi_tasks.eval.charts import write_charts  # needs matplotlib (misi[viz])
 
         write_charts(runs, items, plot=args.plot, html=args.html, seed=args.seed,
                      meta=dict(meta, compare=", ".join(map(str, args.compare)) or None))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from misi_tasks.backends.base import WORKER_ENV, Backend, BackendError, J, R
+from misi_tasks.engine.backends.base import WORKER_ENV, Backend, BackendError, J, R
 
 __all__ = ["RayBackend"]
 

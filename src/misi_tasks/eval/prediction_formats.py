@@ -30,9 +30,59 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from misi_tasks.eval_cli import PredictionsError, read_predictions
 
-__all__ = ["FORMATS", "detect_format", "load_predictions"]
+__all__ = ["FORMATS", "PredictionsError", "REPLY_FIELDS", "detect_format", "load_predictions", "read_predictions"]
+
+#: Field names accepted for the reply, in priority order.
+REPLY_FIELDS: tuple[str, ...] = ("reply", "prediction", "response")
+
+
+class PredictionsError(ValueError):
+    """A predictions file is malformed (the message names the file and line)."""
+
+
+def read_predictions(path: str | Path, known_ids: set[str] | None = None) -> dict[str, str]:
+    """Read a JSONL predictions file into ``{id: reply}``.
+
+    Raises
+    ------
+    PredictionsError
+        On a malformed line, a duplicate id, or (with ``known_ids``) an id not in the dataset.
+    """
+    preds: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PredictionsError(f"{path}: cannot read predictions ({exc})") from None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PredictionsError(f"{where}: malformed line, not JSON ({exc.msg})") from None
+        except RecursionError:  # e.g. [[[[...]]]] nested deeper than the interpreter's stack
+            raise PredictionsError(f"{where}: malformed line, JSON nested too deeply") from None
+        if not isinstance(obj, dict):
+            raise PredictionsError(f"{where}: malformed line, expected a JSON object")
+        item_id = obj.get("id")
+        if not isinstance(item_id, str) or not item_id:
+            raise PredictionsError(f"{where}: malformed line, missing string field 'id'")
+        field = next((f for f in REPLY_FIELDS if f in obj), None)
+        if field is None:
+            raise PredictionsError(f"{where}: malformed line, no reply field ({'/'.join(REPLY_FIELDS)})")
+        reply = obj[field]
+        if reply is not None and not isinstance(reply, str):
+            raise PredictionsError(f"{where}: malformed line, field {field!r} must be a string or null")
+        if item_id in preds:
+            raise PredictionsError(f"{where}: duplicate id {item_id!r} (first on line {first_line[item_id]})")
+        if known_ids is not None and item_id not in known_ids:
+            raise PredictionsError(f"{where}: unknown item id {item_id!r} (not in the dataset)")
+        preds[item_id] = reply or ""
+        first_line[item_id] = lineno
+    return preds
 
 FORMATS: tuple[str, ...] = ("misi", "vlmevalkit", "lmms-eval", "openai-batch")
 _TABLE_SUFFIXES = (".xlsx", ".tsv", ".csv")

@@ -10,7 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from misi_tasks.backends.base import WORKER_ENV, Backend, BackendError, J, R
+from misi_tasks.engine.backends.base import WORKER_ENV, Backend, BackendError, J, R
 
 __all__ = ["LocalBackend"]
 

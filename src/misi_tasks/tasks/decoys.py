@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from misi_tasks.commands import Command, Move
+from misi_tasks.tasks.commands import Command, Move
 
 __all__ = [
     "SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy",

@@ -3,7 +3,7 @@
 A worker that loads a complex from explicit files (manifest or structure entry) stores the load's
 provenance (:meth:`misi_geom.inputs.FileSource.load`: file names, sha256 checksums, bond-order
 origin, warnings, explicit hydrogens) as ``units/<complex>/source.json`` in the run's work folder
-(:func:`misi_tasks.units.work_dir_for`, beside ``OUT``), read for the card before the units are cleared, so that a
+(:func:`misi_tasks.engine.units.work_dir_for`, beside ``OUT``), read for the card before the units are cleared, so that a
 resumed run still knows every complex's sources; items carry the same record as
 ``metadata["source"]``.  PDBbind folders record nothing here, so their output is unchanged.
 """
@@ -14,7 +14,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from misi_tasks.units import WorkDir, atomic_write_bytes
+from misi_tasks._atomic import atomic_write_bytes
+from misi_tasks.engine.units import WorkDir
 
 __all__ = ["save_provenance", "load_provenance", "card_sources_section"]
 

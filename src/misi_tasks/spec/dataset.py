@@ -5,7 +5,7 @@ Layout (binding contract)::
     OUT/README.md                                   dataset card (written by the generator)
     OUT/data/<task>/<split>-<i:05d>-of-<n:05d>.parquet
 
-``<task>`` is a registry name from :mod:`misi_tasks.names`, ``<split>`` is ``train`` or
+``<task>`` is a registry name from :mod:`misi_tasks.spec.names`, ``<split>`` is ``train`` or
 ``test``. One row per item, columns in this order:
 
 ==============  ===========================  ===============================================
@@ -46,7 +46,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from misi_tasks.names import MC_TASKS, SPLITS, TASK_CODES, TASK_NAMES, resolve_task
+from misi_tasks.spec.names import MC_TASKS, SPLITS, TASK_CODES, TASK_NAMES, resolve_task
 
 __all__ = [
     "ARROW_SCHEMA",

@@ -24,8 +24,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from misi_tasks.backends import BACKEND_NAMES, BackendError
-from misi_tasks.names import TASK_NAMES, resolve_task
+from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
+from misi_tasks.spec.names import TASK_NAMES, resolve_task
+from misi_tasks.version import package_version
 
 __all__ = ["main", "build_parser", "default_workers"]
 
@@ -49,7 +50,6 @@ def default_workers() -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from misi_tasks.generate import _package_version
 
     p = argparse.ArgumentParser(
         prog="misi-gen",
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"misi-gen (misi) {_package_version()}")
+    p.add_argument("--version", action="version", version=f"misi-gen (misi) {package_version()}")
     p.add_argument("--task", default="all",
                    help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
     p.add_argument("--input", type=Path, default=None,
@@ -129,7 +129,7 @@ def _check_param(task: str, name: str, value: Any, default: Any) -> None:
 
 def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
     """``--task-params`` as {task: {parameter: value}}, every name and type checked."""
-    from misi_tasks.registry import get_task
+    from misi_tasks.tasks.registry import get_task
 
     if not text:
         return {}
@@ -158,7 +158,7 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from misi_tasks.generate import TINY_PER_TASK, GenerateConfig, generate_dataset
+    from misi_tasks.engine.generate import TINY_PER_TASK, GenerateConfig, generate_dataset
     from misi_geom.samples import sample_root
 
     parser = build_parser()

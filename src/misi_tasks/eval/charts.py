@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from misi_tasks._mpl import PALETTE, figure_png, new_figure
-from misi_tasks.report import REFERENCE_RESULTS, Report, summarize
-from misi_tasks.scoring import COLUMNS, score_item
-from misi_tasks.scoring_baselines import baseline_predictions
-from misi_tasks.units import atomic_write_bytes
+from misi_tasks.eval.report import REFERENCE_RESULTS, Report, summarize
+from misi_tasks.eval.score import COLUMNS, score_item
+from misi_tasks.eval.baselines import baseline_predictions
+from misi_tasks._atomic import atomic_write_bytes
 
 __all__ = ["CHART_COLUMNS", "chart_rows", "random_baseline_report", "report_chart", "report_chart_png", "report_html",
            "write_charts"]

@@ -1,6 +1,6 @@
 """Aggregate item scores into the MiSI-Bench report (per column, paper average, all-task mean).
 
-The report has one row per column of :data:`misi_tasks.scoring.COLUMNS` (T4 split into T4+
+The report has one row per column of :data:`misi_tasks.eval.score.COLUMNS` (T4 split into T4+
 and T4-) with item counts, missing and unparseable counts, weighted score (%) and exact-match
 accuracy (%). The paper's average is the mean over :data:`PAPER_AVERAGE_COLUMNS`; the all-task
 mean is over all ten columns. Means are taken over the columns that hold items; when one is
@@ -8,7 +8,7 @@ absent the JSON lists the columns used and the table says so.
 
 Examples
 --------
->>> from misi_tasks.scoring import ItemScore
+>>> from misi_tasks.eval.score import ItemScore
 >>> r = summarize([ItemScore("a", "translation", "T1", 0.5, False, "ok", "move x 3"),
 ...                ItemScore("b", "translation", "T1", 1.0, True, "ok", "move x 2")])
 >>> r.columns["T1"].score_pct, r.columns["T1"].exact_pct
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from misi_tasks.scoring import COLUMNS, PAPER_AVERAGE_COLUMNS, ItemScore
+from misi_tasks.eval.score import COLUMNS, PAPER_AVERAGE_COLUMNS, ItemScore
 
 __all__ = [
     "REFERENCE_RESULTS",

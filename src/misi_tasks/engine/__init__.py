@@ -1,0 +1,9 @@
+"""``misi-gen``: the generation engine.  It loads every complex, runs the task generators of
+:mod:`misi_tasks.tasks` per complex as resumable work units on a backend (local process pool or Ray),
+and writes the Parquet shards and the dataset card."""
+
+from __future__ import annotations
+
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset
+
+__all__ = ["GenerateConfig", "generate_dataset"]
