@@ -20,14 +20,13 @@ from misi_render.palette import (
     atom_radii,
     element_color,
 )
-from misi_render.png import ISAL_LEVEL, PNG_COMPRESS_LEVEL, encode_png, save_png
+from misi_render.png import PNG_COMPRESS_LEVEL, encode_png, save_png
 from misi_render.render import RenderedView, Style, moved_front_frame, render_views, warm_up
 
 __all__ = [
     "BALL_SCALE",
     "LIGAND_BALL_SCALE",
     "LIGAND_STICK_RADIUS",
-    "ISAL_LEVEL",
     "PNG_COMPRESS_LEVEL",
     "RenderedView",
     "STICK_RADIUS",

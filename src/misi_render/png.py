@@ -1,41 +1,37 @@
 """PNG encoding and atomic saving.
 
 PNG output is on the hot path (one file per rendered view), so misi writes PNGs itself: the "Up"
-filter on every row (computed with numpy), one zlib stream, three chunks.  Measured on 1024 px
-renders of the sample pockets (mostly black background, ``benchmarks/bench_render.py``):
+filter on every row (computed with numpy), one deflate stream, three chunks.  Measured on the 30
+1024 px views of the five sample complexes (mostly black background), one process, best of 7:
 
-==========================================  =========  =========
-encoder                                      ms          kB
-==========================================  =========  =========
-Pillow ``compress_level=6`` (its default)    78          359
-Pillow ``compress_level=1``, optimize off    42          384
-Up filter + zlib level 1 (stdlib)            18          388
-Up filter + ISA-L level 1 (``isal``)         2.8         390
-==========================================  =========  =========
-
-ISA-L level 2 against level 1 on the 30 views of the five sample complexes, interleaved in one
-process, best of 5: 2.27 against 2.11 ms per image (+7 %, at load 6), 336 against 337 kB.
+==============================================  =========  =========
+encoder                                          ms/image   kB/image
+==============================================  =========  =========
+Pillow ``compress_level=6`` (its default)        78         359
+Pillow ``compress_level=1``, optimize off        42         384
+Up filter + zlib level 1 (standard library)      16         340
+Up filter + ISA-L level 2 (``isal``, dropped)    2.0        344
+Up filter + zlib-ng level 1 (``zlib-ng``)        3.3        412
+Up filter + zlib-ng level 2                      5.6        333
+==============================================  =========  =========
 
 Pillow filters every row adaptively, which costs as much as the compression.  The choice: the Up
-filter, then ISA-L (the ``isal`` package) at its level 2 -- as fast as its level 1 and a little
-smaller -- and the standard library's zlib at :data:`PNG_COMPRESS_LEVEL` = 1 when ``isal`` is not
-installed.  Pixels never depend on the backend.
+filter, then zlib-ng (the ``zlib-ng`` package, a required dependency) at :data:`PNG_COMPRESS_LEVEL`.
 
-Determinism.  ISA-L's level 1 is *not* deterministic across processes: the same image, encoded by
-the same ``isal`` in two processes, sometimes gave two different (equally valid, same-length)
-streams (they differ in a few bytes where an equally good match was chosen).
-Within one process the bytes never changed.  The choice depends on the state of the process: it
-appeared only after the heap had been through large allocations (numba, RDKit, gemmi imported; or
-a freed 4 MB block plus ``MALLOC_PERTURB_``), and python-isal allocates ISA-L's level buffer with
-``PyMem_Malloc``, uninitialised.  valgrind reports no uninitialised read on the level-1 path, so the
-exact mechanism is not pinned down.  Counted over the experiments (the 30 views of the five sample
-complexes per process): level 1 gave a different stream for 1-2 images in 7 of about 140
-processes; level 2 in none of about 100, level 3 in none of about 60, with the same heap
-disturbances.  Level 2 costs about as much time as level 1, so level 2 is used.  Every PNG is one
-``compress`` call on a complete buffer.  ``tests/render/test_png_determinism.py`` encodes real
-renders many times, in this process and in four processes with different heaps, and compares the
-bytes; it cannot fail reliably on level 1 (the fault needs a particular heap), so it guards the
-property, not the cause.
+Determinism.  The bytes must be a pure function of the pixels.  ISA-L (python-isal) is not: the
+same image, encoded by the same ``isal`` in two processes, sometimes gave two different (equally
+valid, same-length) streams -- a different match chosen early in the stream -- at level 1 in about
+1 process in 20, and at level 2, used after that was found, still in about 1 generation run in 8 of
+the golden-hash benchmark (``benchmarks/golden_hash.py``; pixels identical, 9 bytes of one PNG
+different).  It could not be reproduced on demand (heap garbage, ``MALLOC_PERTURB_``, the previous
+image, memory after the input: none changed the bytes), so it depends on process state that
+ISA-L's assembly reads uninitialised.  zlib-ng initialises all the state it reads (it is tested
+under MemorySanitizer) and is used as a one-shot ``compress`` on a complete buffer, so there is no
+stream state carried between images.  There is no fallback encoder: another deflate
+implementation would give other bytes, and output must not depend on what happens to be
+installed.  ``tests/render/test_png_determinism.py`` encodes real renders many times, in this
+process and in fresh processes with different heaps, and compares the bytes; a fault that needs a
+particular process state cannot be forced, so it guards the property, not a cause.
 
 >>> import numpy as np
 >>> data = encode_png(np.zeros((8, 8, 3), dtype=np.uint8))
@@ -52,18 +48,12 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+from zlib_ng import zlib_ng
 
-try:  # optional, much faster deflate with the same output format
-    from isal import isal_zlib as _deflate
-except ImportError:  # pragma: no cover - depends on the installation
-    _deflate = None
+__all__ = ["PNG_COMPRESS_LEVEL", "encode_png", "save_png"]
 
-__all__ = ["ISAL_LEVEL", "PNG_COMPRESS_LEVEL", "encode_png", "save_png"]
-
-#: zlib level used for every PNG when ``isal`` is missing (see the module docstring).
+#: zlib-ng deflate level of every PNG (see the module docstring for the measurements).
 PNG_COMPRESS_LEVEL = 1
-#: ISA-L level used for every PNG: 2, never 1, whose bytes vary between processes (module docs).
-ISAL_LEVEL = 2
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:
@@ -84,9 +74,7 @@ def encode_png(image: np.ndarray, compress_level: int | None = None) -> bytes:
     ----------
     image : ndarray, dtype=uint8, shape=(H, W, 3)
     compress_level : int, optional
-        Deflate level.  Default: :data:`ISAL_LEVEL` with ISA-L, :data:`PNG_COMPRESS_LEVEL` with
-        zlib.  With ISA-L, levels 2-3 are used as given, 0-1 become 2 (level 1 is not
-        deterministic, see the module docstring), higher levels 3.
+        zlib-ng deflate level 0-9; default :data:`PNG_COMPRESS_LEVEL`.
 
     Returns
     -------
@@ -100,11 +88,7 @@ def encode_png(image: np.ndarray, compress_level: int | None = None) -> bytes:
     raw[:, 0] = 2  # PNG filter type "Up": each byte minus the byte above it (mod 256)
     raw[:1, 1:] = flat[:1]
     np.subtract(flat[1:], flat[:-1], out=raw[1:, 1:])
-    if _deflate is not None:
-        level = ISAL_LEVEL if compress_level is None else min(max(int(compress_level), ISAL_LEVEL), 3)
-        data = _deflate.compress(raw, level)
-    else:
-        data = zlib.compress(raw, PNG_COMPRESS_LEVEL if compress_level is None else int(compress_level))
+    data = zlib_ng.compress(raw, PNG_COMPRESS_LEVEL if compress_level is None else int(compress_level))
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8 bit, truecolour, no interlace
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
 

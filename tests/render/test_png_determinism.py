@@ -1,10 +1,10 @@
 """PNG bytes are a pure function of the pixels: same image -> same bytes, in any process.
 
-ISA-L's level 1 (used until issue 11) gave different streams for the same pixels in some processes,
-depending on the state of the heap (see ``misi_render/png.py``); these tests encode real renders
-many times, with the heap filled with random garbage in between, in this process and in fresh
-processes started with different ``MALLOC_PERTURB_`` values (glibc then fills every malloc'd block
-with that byte).  They could not be made to fail reliably on level 1: they guard the property.
+ISA-L (used before zlib-ng) gave different streams for the same pixels in some processes, depending
+on process state (see ``misi_render/png.py``); these tests encode real renders many times, with the
+heap filled with random garbage in between, in this process and in fresh processes started with
+different ``MALLOC_PERTURB_`` values (glibc then fills every malloc'd block with that byte).  They
+could not be made to fail reliably on ISA-L: they guard the property.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import pytest
 from misi_geom import load_complex
 from misi_render import encode_png, render_views
 import misi_render.png as png_module
-from misi_render.png import _deflate
 from misi_geom.samples import sample_root
 
 _VIEWS = ("front", "left", "top", "back", "right", "bottom")
@@ -82,7 +81,6 @@ for k in rng.permutation(len(imgs)).tolist() * 2:
 """
 
 
-@pytest.mark.skipif(_deflate is None, reason="isal not installed (zlib is deterministic)")
 def test_same_image_same_bytes_in_several_processes(images, tmp_path: Path):
     np.save(tmp_path / "imgs.npy", images)
     expected = _digests(images)
