@@ -28,6 +28,7 @@ from pathlib import Path
 from misi_tasks._mpl import MatplotlibMissing
 from misi_tasks.spec.dataset import DatasetError, list_splits, read_items
 from misi_tasks.spec.names import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.version import package_version
 from misi_tasks.eval.report import render_table, report_csv, report_json, summarize
 from misi_tasks.eval.score import score_item
 from misi_tasks.eval.baselines import BASELINES, baseline_predictions
@@ -38,6 +39,7 @@ __all__ = ["PredictionsError", "build_parser", "main", "read_predictions"]
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-eval``."""
     p = argparse.ArgumentParser(prog="misi-eval", description="Score replies to a misi (MiSI-Bench-style) dataset.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--predictions", type=Path, nargs="+", metavar="FILE",

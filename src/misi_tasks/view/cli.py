@@ -13,12 +13,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks.version import package_version
+
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-view``."""
     p = argparse.ArgumentParser(prog="misi-view", description="Write a static HTML gallery of a misi dataset.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("dataset", type=Path, help="dataset folder (holding data/)")
     p.add_argument("--out", type=Path, required=True, help="site folder (new, empty, or an earlier misi-view site)")
     p.add_argument("--per-task", type=int, default=20, metavar="N", help="items shown per task (default 20)")
@@ -33,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-view``; return the exit status (0 ok, 2 bad input)."""
     from misi_tasks.spec.dataset import DatasetError
-    from misi_tasks.eval.cli import PredictionsError
+    from misi_tasks.eval.prediction_formats import PredictionsError
     from misi_tasks.view.site import build_site
 
     parser = build_parser()
