@@ -1,5 +1,6 @@
-"""misi-gen on a two-node Ray cluster on loopback (``ray start --head`` + ``ray start --address``),
-one node lost mid-run: the run finishes on the other node with the local backend's bytes.
+"""misi-gen on a two-node Ray cluster on loopback (``ray start --head`` + ``ray start --address``):
+driven through Ray Client (``--ray-address ray://host:port``, the driver outside the cluster), and
+with one node lost mid-run; both finish with the local backend's bytes.
 
 Both nodes run on this machine (1 CPU each) and are stopped at the end; token authentication is
 off for this loopback-only cluster.  Skipped when Ray is not installed.
@@ -44,14 +45,16 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="module")
 def two_nodes(tmp_path_factory):
-    """(GCS address, node-2 `ray start` process, environment) of a fresh two-node loopback cluster."""
-    port = _free_port()
+    """(GCS address, node-2 `ray start` process, environment, Ray Client address) of a fresh two-node
+    loopback cluster."""
+    port, client_port = _free_port(), _free_port()
     env = {**os.environ, "RAY_AUTH_MODE": "disabled",
            "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p)}
     env.pop("RAY_ADDRESS", None)
     logs = tmp_path_factory.mktemp("ray-logs")
     common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--block", "--disable-usage-stats"]
-    head = subprocess.Popen([*RAY, "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
+    head = subprocess.Popen([*RAY, "start", "--head", f"--port={port}", f"--ray-client-server-port={client_port}",
+                             "--include-dashboard=false", *common],
                             env=env, stdout=open(logs / "head.log", "w"), stderr=subprocess.STDOUT)
     nodes = [head]
     try:
@@ -61,7 +64,7 @@ def two_nodes(tmp_path_factory):
                                 env=env, stdout=open(logs / "node.log", "w"), stderr=subprocess.STDOUT)
         nodes.append(node)
         _wait_for_nodes(address, 2, env, node)
-        yield address, node, env
+        yield address, node, env, f"ray://127.0.0.1:{client_port}"
     finally:
         for proc in reversed(nodes):
             _stop(proc)
@@ -80,8 +83,21 @@ def _wait_for_nodes(address: str, n: int, env: dict, proc: subprocess.Popen, tim
     raise AssertionError(f"the Ray cluster at {address} did not reach {n} nodes")
 
 
+def test_a_ray_client_run_writes_the_local_bytes(two_nodes, local_reference, tmp_path):
+    """Runs first (the next test takes a node away)."""
+    _, _, env, client = two_nodes
+    out = tmp_path / "client"
+    argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
+            "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", client]
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Started a local Ray instance" not in run.stderr  # it used the cluster, through the client
+    assert "from 5 complexes" in run.stdout and "skipped complex" not in run.stdout
+    assert digest(out) == local_reference
+
+
 def test_a_node_lost_mid_run_leaves_the_output_unchanged(two_nodes, local_reference, tmp_path):
-    address, node, env = two_nodes
+    address, node, env, _ = two_nodes
     out = tmp_path / "cluster"
     argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
             "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", address]
