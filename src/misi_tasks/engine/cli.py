@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
+from misi_tasks.engine.remote import RemoteError, download_input, is_url, stage_dir, upload_output
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
 from misi_tasks.version import package_version
 
@@ -61,9 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"misi-gen (misi) {package_version()}")
     p.add_argument("--task", default="all",
                    help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
-    p.add_argument("--input", type=Path, default=None,
+    p.add_argument("--input", default=None,
                    help="folder of complexes (<id>/<id>_pocket.pdb, <id>_ligand.mol2|sdf), a manifest (.csv, .yaml) "
-                        "or a PDB/mmCIF file (with --ligand); default: bundled samples")
+                        "or a PDB/mmCIF file (with --ligand), or a URL of one (s3://, gs://, ... via fsspec); "
+                        "default: bundled samples")
     p.add_argument("--ligand", default=None,
                    help="with a PDB/mmCIF --input: the ligand residue RESNAME[:CHAIN[:RESNUM]], or a ligand file "
                         "(SDF/mol2; one complex per pose)")
@@ -71,7 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--poses", type=int, default=None, help="use only the first N poses of a multi-molecule SDF")
     p.add_argument("--check", action="store_true",
                    help="load every complex of --input without rendering, print a table and exit (1 if any fails)")
-    p.add_argument("--out", type=Path, default=None, help="output dataset folder (required unless --check)")
+    p.add_argument("--out", default=None,
+                   help="output dataset folder, or a URL (s3://, gs://, ... via fsspec: generated in --stage, "
+                        "uploaded when complete); required unless --check")
+    p.add_argument("--stage", type=Path, default=None, metavar="DIR",
+                   help="local folder that stages URL inputs and outputs (default: under ~/.cache/misi/stage); "
+                        "with --backend ray on several nodes, a shared filesystem")
     p.add_argument("--split", choices=["auto", "train", "test"], default="auto",
                    help="put every complex in this split, or 'auto': by a hash of its id (default)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -163,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    remote_in = args.input if is_url(args.input) else None
+    remote_out = args.out if is_url(args.out) else None
+    stage = stage_dir([u for u in (remote_in, remote_out) if u], args.stage) if remote_in or remote_out else None
+    if args.out is not None:
+        args.out = stage / "out" if remote_out else Path(args.out)
     try:
         tasks = _parse_tasks(args.task)
         params = _parse_task_params(args.task_params)
@@ -184,10 +196,16 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--out is required (or --check to validate the input only)")
     except ValueError as exc:
         parser.error(str(exc))
+    try:
+        input_dir = (download_input(remote_in, stage / "input") if remote_in
+                     else Path(args.input) if args.input else sample_root())
+    except (RemoteError, OSError) as exc:
+        print(f"misi-gen: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     if args.check:
-        return _check(args.input or sample_root(), args)
+        return _check(input_dir, args)
     cfg = GenerateConfig(
-        input_dir=args.input or sample_root(),
+        input_dir=input_dir,
         out_dir=args.out,
         tasks=tasks,
         split=args.split,
@@ -220,6 +238,15 @@ def main(argv: list[str] | None = None) -> int:
         for (task, split), n in sorted(summary.items.items()):
             if n < TINY_PER_TASK:
                 print(f"note: --tiny: only {n} {task} items exist in the {split} split (fewer than {TINY_PER_TASK})")
+    if remote_out:
+        try:
+            files = upload_output(cfg.out_dir, remote_out, overwrite=args.overwrite)
+        except (RemoteError, OSError) as exc:
+            print(f"misi-gen: error: {' '.join(str(exc).split())} (the dataset is complete in {cfg.out_dir}; "
+                  "rerun to upload)", file=sys.stderr)
+            return 2
+        print(f"dataset written to {cfg.out_dir} and uploaded to {remote_out} ({len(files)} files)")
+        return 0
     print(f"dataset written to {cfg.out_dir}")
     return 0
 

@@ -1,0 +1,119 @@
+"""Inputs and outputs in object storage (``s3://``, ``gs://``, ...) through fsspec.
+
+Generation needs a real filesystem (atomic renames, a lock, resumable work units), so a URL is
+*staged*: ``--input URL`` is downloaded once into a local folder (files already there with the same
+size are kept, so a rerun downloads nothing), ``--out URL`` is generated into a local folder as any
+run is, and only a completed dataset is uploaded, file by file, README.md last.  A rerun resumes
+from the staged folder and uploads the same bytes again.  The stage is ``--stage DIR`` (on a
+cluster, a shared filesystem every worker sees), by default a folder under ``~/.cache/misi/stage``
+named after the URLs.
+
+The remote output is protected like a local one: if it already holds files that are not the
+dataset's (another dataset, someone's own files), the upload is refused unless ``--overwrite``,
+which then removes the other files under the dataset's own names (``README.md``,
+``failures.txt``, ``figures/``, ``data/``: no stale shard stays mixed in) and leaves the rest.
+
+fsspec and the protocol's package (``s3fs``, ``gcsfs``, ...) are needed only when a URL is given:
+``pip install "misi[remote]" s3fs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RemoteError", "download_input", "is_url", "published_files", "stage_dir", "upload_output"]
+
+#: What misi-gen publishes in OUT (everything else there is its own or the user's).
+PUBLISHED = ("README.md", "failures.txt", "figures", "data")
+
+
+class RemoteError(ValueError):
+    """A URL cannot be used (no fsspec, unknown protocol, foreign files at the output)."""
+
+
+def is_url(text: str | os.PathLike | None) -> bool:
+    """True for ``protocol://...`` other than ``file://`` (those are staged); False for local paths."""
+    if text is None:
+        return False
+    m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", str(text))
+    return bool(m) and m.group(1).lower() != "file"
+
+
+def _fs(url: str) -> tuple[Any, str]:
+    try:
+        import fsspec
+    except ImportError:
+        raise RemoteError(f'{url}: URLs need fsspec: pip install "misi[remote]" (and s3fs, gcsfs, ...)') from None
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+    except (ImportError, ValueError) as exc:
+        raise RemoteError(f"{url}: cannot open this URL ({' '.join(str(exc).split())})") from None
+    return fs, path.rstrip("/")
+
+
+def stage_dir(urls: list[str], stage: Path | None = None) -> Path:
+    """The local folder that stages ``urls``: ``stage`` if given, else one named after the URLs."""
+    if stage is not None:
+        return Path(stage)
+    key = hashlib.sha256("\n".join(urls).encode()).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", urls[-1].split("://", 1)[-1]).strip("_")[-40:]
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "misi" / "stage" / f"{name}-{key}"
+
+
+def download_input(url: str, stage: Path) -> Path:
+    """Copy the file or folder at ``url`` to ``stage/<its name>`` (kept files of equal size are not
+    fetched again); return that local path, to use as ``--input``.  It keeps the URL's last name, so
+    the card's command line reads as it would for a local copy of the input."""
+    fs, root = _fs(url)
+    if not fs.exists(root):
+        raise RemoteError(f"{url}: not found")
+    local = stage / (Path(root).name or "input")
+    pairs = [(root, local)] if fs.isfile(root) else [(r, local / r[len(root):].lstrip("/")) for r in sorted(fs.find(root))]
+    for remote, target in pairs:
+        if target.is_file() and target.stat().st_size == fs.size(remote):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.part")
+        fs.get_file(remote, str(tmp))
+        os.replace(tmp, target)
+    return local
+
+
+def published_files(out: Path) -> list[str]:
+    """The dataset's files under ``out`` (relative, sorted), README.md last."""
+    files = []
+    for top in PUBLISHED:
+        p = out / top
+        if p.is_file():
+            files.append(top)
+        elif p.is_dir():
+            files += sorted(str(f.relative_to(out)) for f in p.rglob("*")
+                            if f.is_file() and not f.name.startswith("."))
+    return sorted(files, key=lambda f: (f == "README.md", f))
+
+
+def upload_output(out: Path, url: str, overwrite: bool = False) -> list[str]:
+    """Upload the completed dataset in ``out`` to ``url``; return the uploaded relative paths.
+
+    Raises
+    ------
+    RemoteError
+        If ``url`` holds files that are not this dataset's and ``overwrite`` is false.
+    """
+    fs, root = _fs(url)
+    files = published_files(out)
+    existing = [p[len(root):].lstrip("/") for p in fs.find(root)] if fs.exists(root) else []
+    foreign = sorted(set(existing) - set(files))
+    if foreign and not overwrite:
+        raise RemoteError(f"{url}: holds files that are not this dataset's (e.g. {foreign[0]}); "
+                          "choose another --out or pass --overwrite to replace everything under it")
+    for rel in foreign:
+        if rel.split("/", 1)[0] in PUBLISHED:
+            fs.rm_file(f"{root}/{rel}")
+    for rel in files:
+        fs.put_file(str(out / rel), f"{root}/{rel}")
+    return files
