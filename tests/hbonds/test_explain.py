@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 from scipy.spatial import cKDTree
 
 from misi_geom import Complex, assign_hbond_types, bonded_pairs, explain, find_hbonds, hbond_pairs, load_complex
-from misi_geom.hbonds.criteria import Context, acceptor_mask
-from misi_geom.hbonds.geometry import angle_deg, angles_deg
+from misi_geom.hbonds.criteria import FAILURES, Context, acceptor_failures
+from misi_geom.hbonds.geometry import angles_deg
 from misi_geom.hbonds.limits import GenericAcceptor, ThetaTau, UpsilonTauDonor, relaxed
 from misi_geom.samples import SAMPLE_IDS, sample_root
+
+from .reference_criteria import angle_deg
 
 
 @pytest.fixture(scope="module")
@@ -145,18 +147,17 @@ def test_generic_acceptor_mask_matches_a_per_pair_reference(pos, element, slop):
                                 is_ligand=False, bonds=[(0, 1), (0, 2)])
     c = Complex.concatenate([pocket, _methyl_phosphate()])
     typing = assign_hbond_types(c)
-    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
+    ctx = Context(c, typing)
     acc = np.array(sorted(typing.acceptor), dtype=np.int64)
     acc = acc[c.is_ligand[acc]]
     donors = np.zeros(len(acc), dtype=np.int64)
-    classes = [typing.acceptor[a] for a in acc.tolist()]
-    limits = [relaxed(k.limits, slop, 20.0) for k in classes]
-    got = acceptor_mask(ctx, donors, acc, classes, limits)
+    limits = [relaxed(typing.acceptor[a].limits, slop, 20.0) for a in acc.tolist()]
+    got = acceptor_failures(ctx, donors, acc, slop, 20.0)
     generic = [k for k, p in enumerate(limits) if isinstance(p, GenericAcceptor)]
     assert len(generic) == 2
     for k in generic:
         a, p = int(acc[k]), limits[k]
         r2 = (np.sqrt(p.dist) + 0.35) ** 2 if element == "S" else p.dist
-        want = float(np.sum((c.coord[0] - c.coord[a]) ** 2)) <= r2 and all(
-            angle_deg(c.coord[b], c.coord[a], c.coord[0]) >= p.min_angle for b in typing.graph.nbrs[a])
-        assert got[k] == want
+        near = float(np.sum((c.coord[0] - c.coord[a]) ** 2)) <= r2
+        wide = all(angle_deg(c.coord[b], c.coord[a], c.coord[0]) >= p.min_angle for b in typing.graph.nbrs[a])
+        assert FAILURES[got[k]] == (None if near and wide else "D..A distance" if not near else "bonded-A..D angle")
