@@ -103,57 +103,46 @@ def _angle_pos(center, bonded, length, degrees, coplanar=None):
 
 
 def bond_positions(center: np.ndarray, geom: int, length: float, bonded: list, coplanar=None) -> list:
-    """Ideal positions of the missing substituents of an atom of geometry ``geom`` (1-4)."""
+    """Ideal positions of the missing substituents of an atom of geometry ``geom`` (1-4).
+
+    Substituents are added one at a time, each placed from those already there: the first (when
+    there is none) along +x, the second opposite it (linear) or at 120/109.5 degrees (in the plane
+    of ``coplanar`` points for a planar atom), then the planar third opposite both, or the
+    tetrahedral third and fourth.
+    """
+    if geom not in (1, 2, 3, 4):
+        raise ValueError(f"unknown geometry {geom}")
     cur = [np.asarray(b, dtype=float) for b in bonded]
+    if len(cur) >= geom:
+        return []
     new: list = []
+
+    def add(p):
+        new.append(p)
+        cur.append(p)
+
+    if not cur:
+        add(center + np.array([length, 0.0, 0.0]))
     if geom == 1:
-        return [] if cur else [center + np.array([length, 0.0, 0.0])]
+        return new
     if geom == 2:
-        if len(cur) > 1:
-            return []
-        if not cur:
-            p = center + np.array([length, 0.0, 0.0])
-            new.append(p)
-            cur.append(p)
         new.append(center + _unit(center - cur[0]) * length)
         return new
+    if len(cur) == 1:
+        add(_angle_pos(center, cur[0], length, 120.0, coplanar) if geom == 3 else
+            _angle_pos(center, cur[0], length, 109.5))
     if geom == 3:
-        if len(cur) > 2:
-            return []
-        if not cur:
-            p = center + np.array([length, 0.0, 0.0])
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 1:
-            p = _angle_pos(center, cur[0], length, 120.0, coplanar)
-            new.append(p)
-            cur.append(p)
         v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
         new.append(center + _unit(-(v1 + v2)) * length)
         return new
-    if geom == 4:
-        if len(cur) > 3:
-            return []
-        if not cur:
-            p = center + np.array([length, 0.0, 0.0])
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 1:
-            p = _angle_pos(center, cur[0], length, 109.5)
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 2:
-            v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
-            anti = _unit(-(v1 + v2)) * np.cos(np.radians(54.75)) * length
-            cr = _unit(np.cross(v2, v1)) * np.sin(np.radians(54.75)) * length
-            p = center + anti + cr
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 3:
-            pts = [center + _unit(b - center) for b in cur]
-            normal = _unit(np.cross(pts[1] - pts[0], pts[2] - pts[0]))
-            if normal @ (center - pts[0]) < 0:
-                normal = -normal
-            new.append(center + normal * length)
-        return new
-    raise ValueError(f"unknown geometry {geom}")
+    if len(cur) == 2:
+        v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
+        anti = _unit(-(v1 + v2)) * np.cos(np.radians(54.75)) * length
+        cr = _unit(np.cross(v2, v1)) * np.sin(np.radians(54.75)) * length
+        add(center + anti + cr)
+    pts = [center + _unit(b - center) for b in cur]
+    normal = _unit(np.cross(pts[1] - pts[0], pts[2] - pts[0]))
+    if normal @ (center - pts[0]) < 0:
+        normal = -normal
+    new.append(center + normal * length)
+    return new
