@@ -234,9 +234,9 @@ def donor_ok(ctx, d: int, hyds: list, a: int, don, p, gen: tuple, why: list | No
         if not hyds:
             return _no(why, "no hydrogen position")
         if fam == "sp2O":
-            rp2, theta = p.sp2o_h_dist, p.sp2o_theta
+            rp2, theta = p.sp2o.h_dist, p.sp2o.theta
         elif fam == "sp3O":
-            rp2, theta = p.sp3o_h_dist, p.sp3o_theta
+            rp2, theta = p.sp3o.h_dist, p.sp3o.theta
             if len(ctx.nbrs[a]) == 2:
                 b = ctx.nbrs[a]
                 plane, base = phi_plane(ap, ctx.coord[b[0]], ctx.coord[b[1]], [])
@@ -245,7 +245,7 @@ def donor_ok(ctx, d: int, hyds: list, a: int, don, p, gen: tuple, why: list | No
                 if not test_phi(dp, ap, base, plane, p.sp3o_phi):
                     return _no(why, "phi")
         elif fam == "sp3N":
-            rp2, theta = p.sp3n_h_dist, p.sp3n_theta
+            rp2, theta = p.sp3n.h_dist, p.sp3n.theta
             dirs = _lone_pair_dirs(ctx, a)
             if dirs and not any(angle_deg(dp, ap, u) > p.sp3n_lone_pair_angle for u in dirs):
                 return _no(why, "lone pair-A..D angle")
@@ -258,11 +258,11 @@ def donor_ok(ctx, d: int, hyds: list, a: int, don, p, gen: tuple, why: list | No
         return _check(why, "theta (D-H..A)", test_theta(dp, hyds, ap, theta))
     assert isinstance(p, UpsilonTauDonor), p
     if fam == "sp2O":
-        r2, lo, hi, theta, tau = p.sp2o_dist, p.sp2o_upsilon_low, p.sp2o_upsilon_high, p.sp2o_theta, p.sp2o_tau
+        r2, lo, hi, theta, tau = p.sp2o.dist, p.sp2o.upsilon_low, p.sp2o.upsilon_high, p.sp2o.theta, p.sp2o.tau
     elif fam == "sp3O":
-        r2, lo, hi, theta, tau = p.sp3o_dist, p.sp3o_upsilon_low, p.sp3o_upsilon_high, p.sp3o_theta, p.sp3o_tau
+        r2, lo, hi, theta, tau = p.sp3o.dist, p.sp3o.upsilon_low, p.sp3o.upsilon_high, p.sp3o.theta, p.sp3o.tau
     elif fam == "sp3N":
-        r2, lo, hi, theta, tau = p.sp3n_dist, p.sp3n_upsilon_low, p.sp3n_upsilon_high, p.sp3n_theta, p.sp3n_tau
+        r2, lo, hi, theta, tau = p.sp3n.dist, p.sp3n.upsilon_low, p.sp3n.upsilon_high, p.sp3n.theta, p.sp3n.tau
         if len(ctx.nbrs[a]) > 1:
             dirs = _lone_pair_dirs(ctx, a)
             if not any(angle_deg(u, ap, dp) >= p.sp3n_lone_pair_angle for u in dirs):
@@ -288,8 +288,8 @@ def donor_ok(ctx, d: int, hyds: list, a: int, don, p, gen: tuple, why: list | No
 
 def _donor_generic(ctx, d: int, hyds: list, a: int, fam: str, p: GenericDonor, gp, why) -> bool:
     min_hyd_angle, min_bonded = gp.min_hyd_angle, gp.min_bonded_angle
-    r2, rp2 = {"sp2O": (p.sp2o_dist, p.sp2o_h_dist), "sp3O": (p.sp3o_dist, p.sp3o_h_dist),
-               "sp3N": (p.sp3n_dist, p.sp3n_h_dist)}.get(fam, (gp.dist, gp.h_dist))
+    r2, rp2 = {"sp2O": (p.sp2o.dist, p.sp2o.h_dist), "sp3O": (p.sp3o.dist, p.sp3o.h_dist),
+               "sp3N": (p.sp3n.dist, p.sp3n.h_dist)}.get(fam, (gp.dist, gp.h_dist))
     if fam == "gen" and ctx.element[a] == "S":
         min_bonded = min_bonded - 9
     dp, ap = ctx.coord[d], ctx.coord[a]

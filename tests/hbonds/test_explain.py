@@ -18,7 +18,7 @@ from scipy.spatial import cKDTree
 from misi_geom import Complex, assign_hbond_types, bonded_pairs, explain, find_hbonds, hbond_pairs, load_complex
 from misi_geom.hbonds.criteria import FAILURES, Context, acceptor_failures
 from misi_geom.hbonds.geometry import angles_deg
-from misi_geom.hbonds.limits import GenericAcceptor, ThetaTau, UpsilonTauDonor, relaxed
+from misi_geom.hbonds.limits import GenericAcceptor, ThetaTau, UpsilonTauDonor, donor_limits, relaxed
 from misi_geom.samples import SAMPLE_IDS, sample_root
 
 from .reference_criteria import angle_deg
@@ -115,9 +115,14 @@ def test_limits_relax_by_declared_field_not_by_value():
     assert r.dist == pytest.approx(8.4 ** 2) and r.min_angle == 0.0
     t = relaxed(ThetaTau(dist=3.03, upsilon_low=100, upsilon_high=-161, theta=145), 0.4, 20.0)
     assert (t.dist, t.upsilon_low, t.upsilon_high, t.theta) == pytest.approx((3.43 ** 2, 80, -180, 125))
-    u = relaxed(UpsilonTauDonor(*(3.17, 90, -141, 130, None, 3.03, 90, -141, 135, None, 140,
-                                  3.03, 100, -132, 145, None, 150)), 0.0, 0.0)
-    assert u.sp2o_tau is None and u.sp2o_dist == pytest.approx(3.17 ** 2) and u.sp3n_upsilon_high == -132
+    u = relaxed(donor_limits("upsilon_tau", (3.17, 90, -141, 130, None, 3.03, 90, -141, 135, None, 140,
+                                             3.03, 100, -132, 145, None, 150)), 0.0, 0.0)
+    assert u.sp2o.tau is None and u.sp2o.dist == pytest.approx(3.17 ** 2) and u.sp3n.upsilon_high == -132
+    assert isinstance(u, UpsilonTauDonor) and (u.sp3o_phi, u.sp3n_lone_pair_angle) == (140, 150)
+    r = relaxed(donor_limits("upsilon_tau", (3.17, 90, -141, 130, -30, 3.03, 90, -141, 135, 25, 140,
+                                             3.03, 100, -132, 145, None, 150)), 0.4, 20.0)
+    # nested targets relax field by field too: a negative tau is an upper limit, a positive one a lower
+    assert (r.sp2o.tau, r.sp3o.tau, r.sp3n.tau, r.sp3o.dist) == pytest.approx((-50, 5, None, 3.43 ** 2))
 
 
 @settings(max_examples=200, deadline=None)

@@ -254,6 +254,9 @@ _DONOR_KINDS = (GenericDonor, ThetaTauDonor, UpsilonTauDonor)
 _NONE, _SP2O, _SP3O, _SP3N, _GEN = range(5)
 #: Columns of a donor's limits row (:func:`_donor_table`).
 _DKIND, _DSYM, _DR2, _DRP2, _DTHETA, _DTAU, _DLOW, _DHIGH, _DLONE, _DPHI, _DMIN_BONDED = range(11)
+#: The column of each field of a target record (:mod:`misi_geom.hbonds.limits`).
+_TARGET_COLUMN = {"dist": _DR2, "h_dist": _DRP2, "theta": _DTHETA, "tau": _DTAU, "upsilon_low": _DLOW,
+                  "upsilon_high": _DHIGH, "min_hyd_angle": _DTHETA, "min_bonded_angle": _DMIN_BONDED}
 
 
 @lru_cache(maxsize=1024)
@@ -263,29 +266,19 @@ def _donor_table(don: DonorClass, ds: float, da: float) -> np.ndarray:
     D..A and H..A limits, theta, tau, upsilon window, lone-pair angle, phi, bonded-atom angle (NaN:
     no such test), shape (5, 11)."""
     p = relaxed(don.limits, ds, da)
-    gen, gtt, gut = (relaxed(t, ds, da) for t in GENERIC_TARGETS)
     kind = _DONOR_KINDS.index(type(p))
+    gen = relaxed(GENERIC_TARGETS[kind], ds, da)
     t = np.full((5, 11), np.nan)
     t[:, _DKIND], t[:, _DSYM] = kind, don.tau_sym
-    prefixed = ((_SP2O, "sp2o_"), (_SP3O, "sp3o_"), (_SP3N, "sp3n_"))
-    if kind == 0:
-        for fam, pre in prefixed:
-            t[fam, [_DR2, _DRP2]] = getattr(p, pre + "dist"), getattr(p, pre + "h_dist")
-        t[_GEN, [_DR2, _DRP2]] = gen.dist, gen.h_dist
+    for fam, target in ((_SP2O, p.sp2o), (_SP3O, p.sp3o), (_SP3N, p.sp3n), (_GEN, gen)):
+        for name, value in vars(target).items():
+            t[fam, _TARGET_COLUMN[name]] = np.nan if value is None else value
+    if kind == 0:  # the generic angle limits hold against every acceptor
         t[:, [_DTHETA, _DMIN_BONDED]] = gen.min_hyd_angle, gen.min_bonded_angle
-    elif kind == 1:
-        for fam, pre in prefixed:
-            t[fam, [_DRP2, _DTHETA]] = getattr(p, pre + "h_dist"), getattr(p, pre + "theta")
-        t[_GEN, [_DRP2, _DTHETA]] = gtt.h_dist, gtt.theta
-        t[:, [_DLONE, _DPHI]] = p.sp3n_lone_pair_angle, p.sp3o_phi
     else:
-        for fam, pre in prefixed:
-            tau = getattr(p, pre + "tau")
-            t[fam, [_DR2, _DLOW, _DHIGH, _DTHETA, _DTAU]] = (
-                getattr(p, pre + "dist"), getattr(p, pre + "upsilon_low"), getattr(p, pre + "upsilon_high"),
-                getattr(p, pre + "theta"), np.nan if tau is None else tau)
-        t[_GEN, [_DR2, _DLOW, _DHIGH, _DTHETA]] = gut.dist, gut.upsilon_low, gut.upsilon_high, gut.theta
         t[:, _DLONE] = p.sp3n_lone_pair_angle
+    if kind == 1:
+        t[:, _DPHI] = p.sp3o_phi
     t.flags.writeable = False
     return t
 

@@ -13,7 +13,9 @@ oxygen accepts; N, O, S carrying a hydrogen, or missing one, donate).  Sulfur of
 (``S3``) does not accept; metal ions neither donate nor accept.
 
 Each class holds its limits unrelaxed (Å and degrees) as the named record of its criterion family
-(:mod:`misi_geom.hbonds.limits`; the table rows below list a family's fields in declaration order);
+(:mod:`misi_geom.hbonds.limits`; the acceptor rows below list a family's fields in declaration order,
+the donor rows ChimeraX's flat order, which :func:`~misi_geom.hbonds.limits.donor_limits` splits into
+per-acceptor-family targets);
 :func:`misi_geom.hbonds.limits.relaxed` applies the slop field by field.
 
 >>> import numpy as np
