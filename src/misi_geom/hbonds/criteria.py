@@ -328,43 +328,58 @@ def donor_failures(ctx: Context, donors: np.ndarray, acceptors: np.ndarray, ds: 
 
 
 def _donor_tests(r: _Rows, fam: np.ndarray, kind: np.ndarray, lim: np.ndarray) -> None:
-    """Every donor-side test, in each family's order (the families' rows are disjoint)."""
+    """Every donor-side test, in each family's order (the families' rows are disjoint).  A test
+    runs only when some row of its family is present, and the tests stop once every row failed."""
     ctx, a = r.ctx, r.a
     generic, theta_tau, upsilon_tau = kind == 0, kind == 1, kind == 2
+    any_g, any_tt, any_ut = bool(generic.any()), bool(theta_tau.any()), bool(upsilon_tau.any())
     has_h = r.hmask.any(axis=1)
     r.need(fam != _NONE, "acceptor geometry unknown")
-    r.need(~theta_tau | has_h, "no hydrogen position")
+    if any_tt:
+        r.need(~theta_tau | has_h, "no hydrogen position")
+    if r.code.all():
+        return
     hdiff = r.hyd - r.ap[:, None, :]
     hd2 = dot_rows(hdiff, hdiff)
     near = np.any(r.hmask & (hd2 <= lim[:, _DRP2, None]), axis=1)
-    n_nbr = (ctx.nbr[a] >= 0).sum(axis=1)
-    sp3o2 = theta_tau & (fam == _SP3O) & (n_nbr == 2)
-    if sp3o2.any():
-        r.need(~sp3o2 | near, "H..A distance")
-        nb = ctx.nbr[a]
-        b0, b1 = ctx.coord[nb[:, 0]], ctx.coord[nb[:, min(1, nb.shape[1] - 1)]]
-        r.need(phi_ok(r.dp, r.ap, (b0 + b1) / 2.0, np.stack([r.ap, b0, b1], axis=1), sp3o2, lim[:, _DPHI]), "phi")
-    lp_tt = theta_tau & (fam == _SP3N)
-    lp_ut = upsilon_tau & (fam == _SP3N) & (n_nbr > 1)
-    rows = np.flatnonzero((lp_tt | lp_ut) & (r.code == 0))
-    if len(rows):  # the lone-pair angle, on the rows still passing
-        dirs, dmask = ctx.lone_pair_table(a[rows])
-        ang = angles_deg(dirs, r.ap[rows, None, :], r.dp[rows, None, :])
-        limit = lim[rows, _DLONE, None]
-        ok = np.where(lp_tt[rows], ~dmask.any(axis=1) | np.any(dmask & (ang > limit), axis=1),
-                      np.any(dmask & (ang >= limit), axis=1))
-        r.code[rows[~ok]] = _CODE["lone pair-A..D angle"]
-    r.need(~((generic & ~has_h) | upsilon_tau) | (r.d2 <= lim[:, _DR2]), "D..A distance")
-    r.need(~(generic & has_h) | np.any(r.hmask & (hd2 < lim[:, _DRP2, None]), axis=1), "H..A distance")
-    r.need(~theta_tau | near, "H..A distance")
-    heavy = ctx.heavy_nbr(r.d)
-    if upsilon_tau.any():
+    sp3n = fam == _SP3N
+    if any_tt or (any_ut and sp3n.any()):
+        n_nbr = (ctx.nbr[a] >= 0).sum(axis=1)
+        sp3o2 = theta_tau & (fam == _SP3O) & (n_nbr == 2)
+        if sp3o2.any():
+            r.need(~sp3o2 | near, "H..A distance")
+            nb = ctx.nbr[a]
+            b0, b1 = ctx.coord[nb[:, 0]], ctx.coord[nb[:, min(1, nb.shape[1] - 1)]]
+            r.need(phi_ok(r.dp, r.ap, (b0 + b1) / 2.0, np.stack([r.ap, b0, b1], axis=1), sp3o2, lim[:, _DPHI]),
+                   "phi")
+        lp_tt = theta_tau & sp3n
+        rows = np.flatnonzero((lp_tt | (upsilon_tau & sp3n & (n_nbr > 1))) & (r.code == 0))
+        if len(rows):  # the lone-pair angle, on the rows still passing
+            dirs, dmask = ctx.lone_pair_table(a[rows])
+            ang = angles_deg(dirs, r.ap[rows, None, :], r.dp[rows, None, :])
+            limit = lim[rows, _DLONE, None]
+            ok = np.where(lp_tt[rows], ~dmask.any(axis=1) | np.any(dmask & (ang > limit), axis=1),
+                          np.any(dmask & (ang >= limit), axis=1))
+            r.code[rows[~ok]] = _CODE["lone pair-A..D angle"]
+    if any_g or any_ut:
+        r.need(~((generic & ~has_h) | upsilon_tau) | (r.d2 <= lim[:, _DR2]), "D..A distance")
+    if any_g:
+        r.need(~(generic & has_h) | np.any(r.hmask & (hd2 < lim[:, _DRP2, None]), axis=1), "H..A distance")
+    if any_tt:
+        r.need(~theta_tau | near, "H..A distance")
+    if r.code.all():
+        return
+    if any_g or any_ut:
+        heavy = ctx.heavy_nbr(r.d)
+    if any_ut:
         r.need(~upsilon_tau | ((heavy >= 0).sum(axis=1) == 1), "upsilon (donor needs one heavy neighbour)")
         ups = angles_deg(ctx.coord[np.maximum(heavy[:, 0], 0)], r.dp, r.ap)
         r.need(~upsilon_tau | ((ups >= lim[:, _DLOW]) & (ups <= -lim[:, _DHIGH])), "upsilon")
-    if generic.any():
+    if any_g:
         low = _any_below(ctx.coord[np.maximum(heavy, 0)], r.dp, r.ap, heavy >= 0, lim[:, _DMIN_BONDED])
         r.need(~generic | ~low, "bonded-D..A angle")
+    if r.code.all():
+        return
     r.need(theta_ok(r.dp, r.hyd, r.hmask, r.ap, lim[:, _DTHETA]), "theta (D-H..A)")
     rows = np.flatnonzero(upsilon_tau & ~np.isnan(lim[:, _DTAU]))
     if len(rows):

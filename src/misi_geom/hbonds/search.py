@@ -62,7 +62,6 @@ ANGLE_SLOP = 20.0
 _MAX_DA = 3.83
 #: Acceptors this close to a metal count as coordinated, Å; minimum donor-acceptor-metal angle.
 _METAL_DIST, _METAL_ANGLE = 4.0, 45.0
-_METAL_LIST = sorted(METALS)
 
 
 @dataclass(frozen=True)
@@ -239,7 +238,7 @@ def acceptor_reach(acc, ds: float) -> float:
 
 def metal_mask(c: Complex) -> np.ndarray:
     """Metal atoms of ``c`` (shape (N,), bool)."""
-    return np.isin(c.element, _METAL_LIST)
+    return np.fromiter((e in METALS for e in c.element.tolist()), dtype=bool, count=len(c))
 
 
 def metal_blocked(c: Complex, donors: np.ndarray, acceptors: np.ndarray) -> np.ndarray:
