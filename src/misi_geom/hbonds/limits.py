@@ -195,11 +195,13 @@ GENERIC_TARGETS = (GenericTarget(2.48, 3.42, 130, 90), ThetaTauTarget(2.48, 132)
 _ACCEPTORS = {"syn_anti": SynAnti, "phi_psi": PhiPsi, "theta_tau": ThetaTau, "generic": GenericAcceptor}
 
 
+@lru_cache(maxsize=None)
 def acceptor_limits(kind: str, values: tuple) -> AcceptorLimits:
     """The record of acceptor family ``kind`` from a row of the typing tables (fields in order)."""
     return _ACCEPTORS[kind](*values)
 
 
+@lru_cache(maxsize=None)
 def donor_limits(kind: str, values: tuple) -> DonorLimits:
     """The record of donor family ``kind`` from a flat row of the typing tables.
 

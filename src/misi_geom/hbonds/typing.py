@@ -52,6 +52,12 @@ class AcceptorClass:
     limits: AcceptorLimits
     tau: tuple | None = None  # (tau, tau_sym) for the aniline acceptor
 
+    def __post_init__(self) -> None:  # classes key the criteria's limit caches: hash once
+        object.__setattr__(self, "_hash", hash((self.name, self.partners, self.limits, self.tau)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
 
 @dataclass(frozen=True)
 class DonorClass:
@@ -62,6 +68,12 @@ class DonorClass:
     name: str
     tau_sym: int
     limits: DonorLimits
+
+    def __post_init__(self) -> None:  # classes key the criteria's limit caches: hash once
+        object.__setattr__(self, "_hash", hash((self.name, self.tau_sym, self.limits)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True)
