@@ -11,7 +11,7 @@ import numpy as np
 
 from misi_geom.hbonds.geometry import angles_deg
 
-__all__ = ["any_angle", "any_within", "cross_rows", "dot_rows", "phi_ok", "tau_ok", "theta_ok", "unit_rows"]
+__all__ = ["any_angle", "cross_rows", "dot_rows", "phi_ok", "tau_ok", "theta_ok", "unit_rows"]
 
 
 def dot_rows(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -28,16 +28,6 @@ def unit_rows(v: np.ndarray) -> np.ndarray:
     """Rows of ``v`` (..., 3) scaled to unit length (zero rows stay zero)."""
     n = np.linalg.norm(v, axis=-1, keepdims=True)
     return v / np.where(n > 0, n, 1.0)
-
-
-def any_within(pos: np.ndarray, mask: np.ndarray, centre: np.ndarray, r2: np.ndarray,
-               strict: bool = False) -> np.ndarray:
-    """Some masked position of each row lies within squared distance ``r2`` of its ``centre``
-    (``<``, or ``<=`` unless ``strict``)."""
-    diff = pos - centre[:, None, :]
-    d2 = dot_rows(diff, diff)
-    near = d2 < r2[:, None] if strict else d2 <= r2[:, None]
-    return np.any(mask & near, axis=1)
 
 
 def any_angle(a: np.ndarray, b: np.ndarray, c: np.ndarray, mask: np.ndarray, limit: np.ndarray,
