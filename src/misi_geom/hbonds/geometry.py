@@ -35,9 +35,9 @@ def angles_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     angles : ndarray, dtype=float64, shape = the broadcast shape without the last axis
     """
     u, v = np.asarray(a) - b, np.asarray(c) - b
-    nn = np.sqrt(np.einsum("...i,...i->...", u, u)) * np.sqrt(np.einsum("...i,...i->...", v, v))
-    zero = nn == 0
-    cos = np.einsum("...i,...i->...", u, v) / np.where(zero, 1.0, nn)
+    nu, nv = np.linalg.norm(u, axis=-1), np.linalg.norm(v, axis=-1)
+    zero = (nu == 0) | (nv == 0)
+    cos = np.einsum("...i,...i->...", u, v) / np.where(zero, 1.0, nu * nv)
     return np.where(zero, 0.0, np.degrees(np.arccos(np.maximum(np.minimum(cos, 1.0), -1.0))))
 
 
