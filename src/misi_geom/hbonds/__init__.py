@@ -8,10 +8,12 @@ The detector in layers, one module each:
                          (helpers ``_idatm``, ``_rings``, ``_groups``)
 ``limits``               each criterion family's limits as a named frozen dataclass, every
                          field declared a distance or an angle; ``relaxed()`` applies the slop
-``geometry``             pure primitives: angles (scalar and vectorised), ideal H / lone-pair
-                         positions, the vectorised (k, 3) donor/H/acceptor measurement
-``criteria``             the acceptor-side tests per criterion family over (k,) pair arrays
-                         (generic family vectorised) and the donor-side tests
+``geometry``             pure primitives: vectorised angles, ideal H / lone-pair positions,
+                         the vectorised (k, 3) donor/H/acceptor measurement
+``criteria``             the acceptor-side and donor-side tests of every criterion family,
+                         vectorised over (k,) donor/acceptor rows: an int8 code per row naming
+                         the first failing test (kernels in ``_kernels``; per-atom neighbour,
+                         hydrogen, lone-pair and tau tables in ``_context``)
 ``search``               :func:`find_hbonds` (input checks, KD-tree pruning, the tests) and its
                          results: :class:`HBond`, :func:`hbond_pairs`, :func:`bonded_pairs`
 ``explain``              :func:`explain`: why one atom pair passed or failed, test by test

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from misi_geom.complex import Complex
-from misi_geom.hbonds.criteria import Context, acceptor_ok, donor_ok, generic_donor_limits
+from misi_geom.hbonds.criteria import FAILURES, Context, acceptor_failures, donor_failures
 from misi_geom.hbonds.geometry import SULFUR_COMP
-from misi_geom.hbonds.limits import relaxed
 from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, acceptor_reach, metal_blocked
 from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
 
@@ -136,8 +135,7 @@ def explain(
         raise ValueError(f"explain needs two different atom rows of the complex (0..{n - 1}), got {i}, {j}")
     typing = typing if typing is not None else assign_hbond_types(c)
     ds, da = (float(dist_slop), float(angle_slop)) if relax else (0.0, 0.0)
-    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
-    gen = generic_donor_limits(ds, da)
+    ctx = Context(c, typing)
     verdicts, notes = [], []
     for d, a in ((i, j), (j, i)):
         don, acc = typing.donor.get(d), typing.acceptor.get(a)
@@ -145,14 +143,11 @@ def explain(
             continue
         dist = float(np.linalg.norm(c.coord[d] - c.coord[a]))
         reach = acceptor_reach(acc, ds) + (SULFUR_COMP if c.element[d] == "S" else 0.0)
-        hyds = ctx.hyd_positions(d)
-        a_why: list[str] = []
-        d_why: list[str] = []
-        a_ok = acceptor_ok(ctx, d, hyds, a, acc, relaxed(acc.limits, ds, da), why=a_why)
-        d_ok = donor_ok(ctx, d, hyds, a, don, relaxed(don.limits, ds, da), gen, why=d_why)
-        m_ok = not (metal_rule and metal_blocked(c, np.array([d]), np.array([a]))[0])
-        a_fail = None if a_ok else (a_why[0] if a_why else "unknown")
-        d_fail = None if d_ok else (d_why[0] if d_why else "unknown")
+        rows = np.array([d]), np.array([a])  # the vectorised tests of find_hbonds, on one row
+        a_fail = FAILURES[acceptor_failures(ctx, *rows, ds, da)[0]]
+        d_fail = FAILURES[donor_failures(ctx, *rows, ds, da)[0]]
+        a_ok, d_ok = a_fail is None, d_fail is None
+        m_ok = not (metal_rule and metal_blocked(c, *rows)[0])
         verdicts.append(DirectionVerdict(d, a, don.name, acc.name, dist, reach, dist <= reach, bool(a_ok),
                                          bool(d_ok), bool(m_ok), a_fail, d_fail))
         line = (f"{c.atom_name[d]}->{c.atom_name[a]} D..A {dist:.2f}: donor '{don.name}' "

@@ -12,18 +12,11 @@ triplets; the class-specific tests then run on the few candidates left.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = [
-    "SULFUR_COMP",
-    "angle_deg",
-    "angles_deg",
-    "bond_positions",
-    "triplet_distances_angles",
-    "test_phi",
-    "test_theta",
-    "phi_plane",
-]
+__all__ = ["SULFUR_COMP", "angles_deg", "bond_positions", "sulfur_r2", "triplet_distances_angles"]
 
 #: Å added to distance limits when the donor or acceptor is sulfur.
 SULFUR_COMP = 0.35
@@ -32,15 +25,6 @@ SULFUR_COMP = 0.35
 def sulfur_r2(r2):
     """A squared distance limit (Å², scalar or array) widened by :data:`SULFUR_COMP`."""
     return (np.sqrt(r2) + SULFUR_COMP) ** 2
-
-
-def angle_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
-    """Angle a-b-c in degrees."""
-    u, v = a - b, c - b
-    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-    if nu == 0 or nv == 0:
-        return 0.0
-    return float(np.degrees(np.arccos(np.clip(u @ v / (nu * nv), -1.0, 1.0))))
 
 
 def angles_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -52,14 +36,18 @@ def angles_deg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """
     u, v = np.asarray(a) - b, np.asarray(c) - b
     nu, nv = np.linalg.norm(u, axis=-1), np.linalg.norm(v, axis=-1)
-    nu, nv = np.broadcast_arrays(nu, nv)
     zero = (nu == 0) | (nv == 0)
     cos = np.einsum("...i,...i->...", u, v) / np.where(zero, 1.0, nu * nv)
-    return np.where(zero, 0.0, np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+    return np.where(zero, 0.0, np.degrees(np.arccos(np.maximum(np.minimum(cos, 1.0), -1.0))))
+
+
+def _norm(v: np.ndarray) -> float:
+    """Length of a 3-vector (as :func:`numpy.linalg.norm`: the square root of ``v @ v``)."""
+    return math.sqrt(v @ v)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(v)
+    n = _norm(v)
     return v / n if n > 0 else v
 
 
@@ -90,7 +78,7 @@ def triplet_distances_angles(coord: np.ndarray, triplets: np.ndarray):
 # --- ideal substituent positions ---------------------------------------------------------------
 def _perp(v: np.ndarray) -> np.ndarray:
     """A unit vector perpendicular to ``v`` (deterministic)."""
-    ref = np.array([1.0, 0.0, 0.0]) if abs(v[0]) < 0.9 * np.linalg.norm(v) else np.array([0.0, 1.0, 0.0])
+    ref = np.array([1.0, 0.0, 0.0]) if abs(v[0]) < 0.9 * _norm(v) else np.array([0.0, 1.0, 0.0])
     return _unit(np.cross(v, ref))
 
 
@@ -103,7 +91,7 @@ def _angle_pos(center, bonded, length, degrees, coplanar=None):
         for k, cp in enumerate(coplanar[:2]):
             w = cp - center
             w = w - (w @ u) * u
-            w = _unit(w) if np.linalg.norm(w) > 1e-8 else _perp(u)
+            w = _unit(w) if _norm(w) > 1e-8 else _perp(u)
             ups.append(-w if k else w)
     else:
         ups.append(_perp(u))
@@ -115,118 +103,46 @@ def _angle_pos(center, bonded, length, degrees, coplanar=None):
 
 
 def bond_positions(center: np.ndarray, geom: int, length: float, bonded: list, coplanar=None) -> list:
-    """Ideal positions of the missing substituents of an atom of geometry ``geom`` (1-4)."""
+    """Ideal positions of the missing substituents of an atom of geometry ``geom`` (1-4).
+
+    Substituents are added one at a time, each placed from those already there: the first (when
+    there is none) along +x, the second opposite it (linear) or at 120/109.5 degrees (in the plane
+    of ``coplanar`` points for a planar atom), then the planar third opposite both, or the
+    tetrahedral third and fourth.
+    """
+    if geom not in (1, 2, 3, 4):
+        raise ValueError(f"unknown geometry {geom}")
     cur = [np.asarray(b, dtype=float) for b in bonded]
+    if len(cur) >= geom:
+        return []
     new: list = []
+
+    def add(p):
+        new.append(p)
+        cur.append(p)
+
+    if not cur:
+        add(center + np.array([length, 0.0, 0.0]))
     if geom == 1:
-        return [] if cur else [center + np.array([length, 0.0, 0.0])]
+        return new
     if geom == 2:
-        if len(cur) > 1:
-            return []
-        if not cur:
-            p = center + np.array([length, 0.0, 0.0])
-            new.append(p)
-            cur.append(p)
         new.append(center + _unit(center - cur[0]) * length)
         return new
+    if len(cur) == 1:
+        add(_angle_pos(center, cur[0], length, 120.0, coplanar) if geom == 3 else
+            _angle_pos(center, cur[0], length, 109.5))
     if geom == 3:
-        if len(cur) > 2:
-            return []
-        if not cur:
-            p = center + np.array([length, 0.0, 0.0])
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 1:
-            p = _angle_pos(center, cur[0], length, 120.0, coplanar)
-            new.append(p)
-            cur.append(p)
         v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
         new.append(center + _unit(-(v1 + v2)) * length)
         return new
-    if geom == 4:
-        if len(cur) > 3:
-            return []
-        if not cur:
-            p = center + np.array([length, 0.0, 0.0])
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 1:
-            p = _angle_pos(center, cur[0], length, 109.5)
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 2:
-            v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
-            anti = _unit(-(v1 + v2)) * np.cos(np.radians(54.75)) * length
-            cr = _unit(np.cross(v2, v1)) * np.sin(np.radians(54.75)) * length
-            p = center + anti + cr
-            new.append(p)
-            cur.append(p)
-        if len(cur) == 3:
-            pts = [center + _unit(b - center) for b in cur]
-            normal = _unit(np.cross(pts[1] - pts[0], pts[2] - pts[0]))
-            if normal @ (center - pts[0]) < 0:
-                normal = -normal
-            new.append(center + normal * length)
-        return new
-    raise ValueError(f"unknown geometry {geom}")
-
-
-# --- shared angle tests --------------------------------------------------------------------------
-def phi_plane(ap: np.ndarray, b1: np.ndarray | None, b2: np.ndarray | None, grand: list):
-    """(plane points or None, base position or None) for the phi test of an acceptor.
-
-    Two principal bonded atoms: the plane acceptor-b1-b2, base at their midpoint.  One: base b1, plane
-    through the acceptor and b1's other neighbours ``grand`` (with b1 itself when there is one).
-    Raises ValueError for more than two grand-neighbours.
-    """
-    if b2 is not None:
-        return [ap, b1, b2], (b1 + b2) / 2.0
-    if b1 is not None:
-        if len(grand) == 1:
-            return [ap, b1, grand[0]], b1
-        if len(grand) == 2:
-            return [ap, grand[0], grand[1]], b1
-        if len(grand) == 0:
-            return None, b1
-        raise ValueError("wrong number of grand-neighbours for a phi/psi acceptor")
-    return None, None
-
-
-def test_phi(dp, ap, bp, plane, phi: float) -> bool:
-    """Angle base-acceptor-donor, all projected into ``plane``, must be >= phi."""
-    if plane is None:
-        return True
-    normal = _unit(np.cross(plane[1] - plane[0], plane[2] - plane[1]))
-    off = normal @ plane[1]
-
-    def proj(p):
-        return p - normal * (normal @ p - off)
-
-    return angle_deg(proj(bp), proj(ap), proj(dp)) >= phi
-
-
-def test_theta(dp, hyds, ap, theta: float) -> bool:
-    """Some hydrogen makes the angle D-H..A >= theta (no hydrogens: passes)."""
-    if len(hyds) == 0:
-        return True
-    return any(angle_deg(ap, h, dp) >= theta for h in hyds)
-
-
-def test_tau(tau, tau_sym, normal_from, dap, op, bonded_pos) -> bool:
-    """Dihedral-like tau test about the axis heavy-neighbour -> donor/acceptor.
-
-    ``bonded_pos`` are the substituent positions the tau angle is measured against; a negative tau
-    means 'some angle <= -tau', a positive one 'every angle >= tau'.
-    """
-    if tau is None or not bonded_pos:
-        return True
-    normal = _unit(normal_from - dap)
-
-    def proj(p):
-        return p - normal * (normal @ p)
-
-    po, pd = proj(op), proj(dap)
-    angs = [angle_deg(po, pd, proj(b)) for b in bonded_pos]
-    if tau < 0.0:
-        return any(a <= -tau for a in angs)
-    return all(a >= tau for a in angs)
+    if len(cur) == 2:
+        v1, v2 = _unit(cur[0] - center), _unit(cur[1] - center)
+        anti = _unit(-(v1 + v2)) * np.cos(np.radians(54.75)) * length
+        cr = _unit(np.cross(v2, v1)) * np.sin(np.radians(54.75)) * length
+        add(center + anti + cr)
+    pts = [center + _unit(b - center) for b in cur]
+    normal = _unit(np.cross(pts[1] - pts[0], pts[2] - pts[0]))
+    if normal @ (center - pts[0]) < 0:
+        normal = -normal
+    new.append(center + normal * length)
+    return new

@@ -9,9 +9,10 @@ pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them 
    opposite sides within the largest distance any class allows;
 3. :func:`_evaluate` drops, in one vectorised pass, the pairs beyond their acceptor class's distance
    limit, measures the remaining (k, 3) donor/H/acceptor triplets (D..A, H..A, D-H..A), and
-   applies the acceptor-side tests per criterion family (:func:`~misi_geom.hbonds.criteria.acceptor_mask`:
-   the generic family vectorised over its (k,) pairs, the others pair by pair), the donor-side tests
-   of the survivors, and the metal rule vectorised (:func:`metal_blocked`).  Explicit hydrogens are
+   applies the acceptor-side tests (:func:`~misi_geom.hbonds.criteria.acceptor_failures`), the
+   donor-side tests of the survivors (:func:`~misi_geom.hbonds.criteria.donor_failures`) -- one
+   vectorised pass per criterion family over its (k,) pairs -- and the metal rule, vectorised too
+   (:func:`metal_blocked`).  Explicit hydrogens are
    used where present; otherwise H positions fixed by the heavy atoms are inferred, and where they
    are not fixed the tests that need them are skipped, as ChimeraX does.  An acceptor coordinating
    a metal (within 4 Å) cannot accept from a donor within 45° of the metal direction.
@@ -44,9 +45,9 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy.spatial import cKDTree
 
-from misi_geom.hbonds.criteria import Context, acceptor_mask, donor_ok, generic_donor_limits
+from misi_geom.hbonds.criteria import Context, acceptor_failures, donor_failures
 from misi_geom.hbonds.geometry import SULFUR_COMP, angles_deg, triplet_distances_angles
-from misi_geom.hbonds.limits import SynAnti, relaxed
+from misi_geom.hbonds.limits import SynAnti
 from misi_geom.complex import Complex
 from misi_geom.elements import METALS
 from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
@@ -170,7 +171,7 @@ def _interface_atoms(c: Complex, cutoff: float) -> np.ndarray:
         if i in res or j in res:
             res.update((i, j))
     res.update([r - 1 for r in res])  # the residue before tells whether an N starts a fragment
-    keep = lig | np.isin(c.res_index, list(res)) | np.isin(c.element, list(METALS))
+    keep = lig | np.isin(c.res_index, list(res)) | metal_mask(c)
     return np.flatnonzero(keep)
 
 
@@ -192,15 +193,14 @@ def _candidate_pairs(c: Complex, typing: HBondTyping, cutoff: float, between: st
     return out[np.lexsort((out[:, 1], out[:, 0]))]
 
 
-def _nearest_h(c: Complex, typing: HBondTyping, pairs: np.ndarray) -> np.ndarray:
-    """Each donor's explicit H nearest its acceptor (-1 if none): the middle column of the triplets."""
-    out = np.full(len(pairs), -1, dtype=np.int64)
-    for k, (d, a) in enumerate(pairs.tolist()):
-        hs = [j for j in typing.graph.nbrs[d] if c.is_hydrogen[j]]
-        if hs:
-            dist = np.linalg.norm(c.coord[hs] - c.coord[a], axis=1)
-            out[k] = hs[int(np.argmin(dist))]
-    return out
+def _nearest_h(ctx: Context, pairs: np.ndarray) -> np.ndarray:
+    """Each donor's explicit H nearest its acceptor (-1 if none): the middle column of the triplets.
+    Ties go to the H listed first among the donor's neighbours."""
+    nbr = ctx.nbr[pairs[:, 0]]
+    is_h = (nbr >= 0) & ctx.is_h[np.maximum(nbr, 0)]
+    dist = np.linalg.norm(ctx.coord[np.maximum(nbr, 0)] - ctx.coord[pairs[:, 1]][:, None, :], axis=2)
+    first = np.argmin(np.where(is_h, dist, np.inf), axis=1)
+    return np.where(is_h.any(axis=1), nbr[np.arange(len(nbr)), first], -1)
 
 
 def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da: float,
@@ -214,17 +214,13 @@ def _evaluate(c: Complex, typing: HBondTyping, pairs: np.ndarray, ds: float, da:
     pairs = pairs[np.linalg.norm(c.coord[pairs[:, 0]] - c.coord[pairs[:, 1]], axis=1) <= limit]
     if len(pairs) == 0:
         return []
-    triplets = np.column_stack([pairs[:, 0], _nearest_h(c, typing, pairs), pairs[:, 1]])
+    ctx = Context(c, typing)
+    triplets = np.column_stack([pairs[:, 0], _nearest_h(ctx, pairs), pairs[:, 1]])
     d_da, d_ha, _theta = triplet_distances_angles(c.coord, triplets)
-    ctx = Context(c.coord, typing, c.element, c.is_hydrogen)
-    gen = generic_donor_limits(ds, da)
     donors, acceptors = triplets[:, 0], triplets[:, 2]
-    classes = [typing.acceptor[a] for a in acceptors.tolist()]
-    ok = acceptor_mask(ctx, donors, acceptors, classes, [relaxed(acc.limits, ds, da) for acc in classes])
-    for k in np.flatnonzero(ok).tolist():
-        d, a = int(donors[k]), int(acceptors[k])
-        don = typing.donor[d]
-        ok[k] = donor_ok(ctx, d, ctx.hyd_positions(d), a, don, relaxed(don.limits, ds, da), gen)
+    ok = acceptor_failures(ctx, donors, acceptors, ds, da) == 0
+    rows = np.flatnonzero(ok)
+    ok[rows] = donor_failures(ctx, donors[rows], acceptors[rows], ds, da) == 0
     if metal_rule:
         rows = np.flatnonzero(ok)
         ok[rows] &= ~metal_blocked(c, donors[rows], acceptors[rows])
@@ -240,12 +236,17 @@ def acceptor_reach(acc, ds: float) -> float:
     return max(p.syn_dist, p.anti_dist) + ds if isinstance(p, SynAnti) else p.dist + ds
 
 
+def metal_mask(c: Complex) -> np.ndarray:
+    """Metal atoms of ``c`` (shape (N,), bool)."""
+    return np.fromiter((e in METALS for e in c.element.tolist()), dtype=bool, count=len(c))
+
+
 def metal_blocked(c: Complex, donors: np.ndarray, acceptors: np.ndarray) -> np.ndarray:
     """The metal rule over (k,) donor/acceptor rows: True where a metal of the acceptor's side lies
     within 4 Å of the acceptor and the donor within 45° of its direction (shape (k,), bool)."""
     if len(donors) == 0:
         return np.zeros(0, dtype=bool)
-    metals = np.flatnonzero(np.isin(c.element, list(METALS)))
+    metals = np.flatnonzero(metal_mask(c))
     if len(metals) == 0:
         return np.zeros(len(donors), dtype=bool)
     mp, ap = c.coord[metals][None, :, :], c.coord[acceptors][:, None, :]
