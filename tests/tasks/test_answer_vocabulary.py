@@ -46,3 +46,16 @@ def test_prompt_residue_label_is_the_drawn_one(directory):
         num = f"{c.res_id[i]}{c.ins_code[i]}"
         assert residue_label(str(c.res_name[i]), num) == drawn_label(c, i)
         assert residue_label(str(c.res_name[i]), num, str(c.chain_id[i])) == drawn_label(c, i, True)
+
+
+def test_task_names_codes_and_choice_tasks_come_from_the_declarations():
+    from typing import get_args
+
+    from misi_tasks.spec.names import MC_TASKS, TASK_CODES, TaskName
+    from misi_tasks.spec.registry import SPECS
+
+    assert TASK_CODES == {"translation": "T1", "rotation": "T2", "zooming": "T3", "residue-ligand": "T4",
+                          "translation-rotation": "T5", "rotation-rotation": "T6", "docking": "T7",
+                          "interaction-location": "T8", "pocket-ligand": "T9"}
+    assert set(get_args(TaskName)) == set(SPECS) == set(TASK_CODES)
+    assert MC_TASKS == {"translation-rotation", "rotation-rotation", "interaction-location"}

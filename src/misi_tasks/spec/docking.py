@@ -22,7 +22,8 @@ DOCKING_MOVE_RANGE_A = 30.0
 #: Weight of the roll in the metric; the move gets the rest.
 DOCKING_ROLL_WEIGHT = 0.5
 #: Allowed answers whose pose is strictly closer than this heavy-atom RMSD (Å) to the bound pose
-#: score as the exact answer (item metadata ``equivalent_answers``).
+#: score as the exact answer (item metadata ``equivalent_answers``).  Strictly: the exact roll with
+#: the move off by 1 Å is exactly 1 Å away.
 EQUIVALENT_RMSD_A = 1.0
 #: Move magnitudes of the random baseline (a decision; the spec gives no range): whole Å in [5, 30].
 RANDOM_DOCKING_MOVE_A: tuple[int, ...] = tuple(range(5, 31))

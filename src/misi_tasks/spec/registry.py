@@ -13,11 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import misi_tasks.spec.choice  # noqa: F401  (each declaration module registers its specs)
-import misi_tasks.spec.docking  # noqa: F401
-import misi_tasks.spec.hbonds  # noqa: F401
-import misi_tasks.spec.motion  # noqa: F401
-from misi_tasks.spec.names import TASK_NAMES, resolve_task
+from misi_tasks.spec.names import TASK_NAMES, resolve_task  # (imports every declaration)
 from misi_tasks.spec.taskspec import SPECS, TaskSpec
 
 __all__ = ["SPECS", "DEFAULT_SPECS", "item_metadata", "spec_of_item", "task_spec"]
