@@ -268,3 +268,16 @@ def test_misi_gen_task_params_reach_misi_eval(tmp_path):
     assert values <= set(range(1, 8))
     scores = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
     assert all(s["status"] == "ok" for s in scores)
+
+
+def test_readme_lists_every_task_parameter_with_its_default():
+    from pathlib import Path
+
+    from misi_tasks.spec.names import TASK_NAMES
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    for name in TASK_NAMES:
+        spec = SPECS[name]
+        cells = ", ".join(f"`{k}` {json.dumps(list(v) if isinstance(v, tuple) else v)}"
+                          for k, v in spec.defaults().items()) or "—"
+        assert f"| {spec.code} {name} | {cells} |" in readme

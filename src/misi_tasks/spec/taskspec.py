@@ -21,6 +21,7 @@ The per-task declarations live in :mod:`misi_tasks.spec.motion` (T1-T3),
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields, replace
@@ -58,7 +59,7 @@ def _type_error(value: Any, default: Any) -> str | None:
         return None if isinstance(value, (int, float)) and not isinstance(value, bool) else "a number"
     if isinstance(default, tuple):
         ok = isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, type(default[0])) for v in value)
-        return None if ok else f"a non-empty list like {list(default)!r}".replace("'", '"')
+        return None if ok else f"a non-empty list like {json.dumps(list(default))}"
     return None
 
 
@@ -120,7 +121,7 @@ class TaskSpec:
         for key, value in params.items():
             want = _type_error(value, defaults[key]) if key != "count" else None
             if want:
-                raise ValueError(f"task {cls.name!r}: parameter {key} = {value!r} must be {want}")
+                raise ValueError(f"{cls.name}.{key} = {json.dumps(value)}: must be {want}")
             if isinstance(value, list):
                 params[key] = tuple(value)
         return cls(**params)
