@@ -59,3 +59,10 @@ def test_task_names_codes_and_choice_tasks_come_from_the_declarations():
                           "interaction-location": "T8", "pocket-ligand": "T9"}
     assert set(get_args(TaskName)) == set(SPECS) == set(TASK_CODES)
     assert MC_TASKS == {"translation-rotation", "rotation-rotation", "interaction-location"}
+
+
+@pytest.mark.parametrize("text, with_yes", [("Yes: ALA NO, A", True), ("ALA 1 N A, NO", False),
+                                            ("GLU 5 NO ?, O1", False)])
+def test_an_atom_named_no_is_not_the_answer_no(text, with_yes):
+    assert str(BondList.parse(text, with_yes=with_yes)) == text
+    assert BondList.parse(f"{text}. Final answer: No.", with_yes=with_yes).bonds == ()

@@ -43,7 +43,7 @@ from misi_tasks.spec.answers import ParsedAnswer
 from misi_tasks.spec.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
 from misi_tasks.spec.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
 from misi_tasks.spec.motion import RotationSpec, TranslationSpec
-from misi_tasks.spec.registry import item_metadata, spec_of_item, task_spec
+from misi_tasks.spec.registry import item_metadata, task_spec
 from misi_tasks.spec.taskspec import TaskSpec
 
 __all__ = [
@@ -145,13 +145,13 @@ def score_item(
     ValueError
         If the item's own ``answer`` is not of its task's form (a broken dataset).
     """
-    spec = spec_of_item(item)
+    meta = item_metadata(item)
+    spec = task_spec(item["task"], meta.get("task_params"))  # the spec the item was generated with
     task = spec.name
     options = list(item.get("options") or ())
     truth = spec.parse(item["answer"], options=options)
     if truth is None:
         raise ValueError(f"item {item['id']}: answer {item['answer']!r} is not of the {task} form")
-    meta = item_metadata(item)
     column = spec.column(meta, item["answer"])
     if reply is None:
         return ItemScore(item["id"], task, column, 0.0, False, "missing", None)

@@ -213,9 +213,14 @@ class BondList:
     def find(cls, text: str, *, pick: str = "last", options: Sequence[str] = (),
              with_yes: bool = True) -> "BondList | None":
         """The last (or first) complete bond list (or ``No``) of the form in a prepared reply."""
-        found = pick_match([YES4_RE if with_yes else LIST9_RE, NO_RE], text, pick)
+        bonds_re = YES4_RE if with_yes else LIST9_RE
+        found = pick_match([bonds_re, NO_RE], text, pick)
         if found is None:
             return None
+        if found[0] == 1:  # a "No" inside the last bond list is an atom name (e.g. NO), not the answer
+            listed = pick_match([bonds_re], text, pick)
+            if listed is not None and listed[1].start() <= found[1].start() < listed[1].end():
+                found = listed
         return cls(_bonds(found[1].group(1), with_yes) if found[0] == 0 else (), with_yes)
 
     @classmethod
