@@ -56,6 +56,7 @@ class TranslationRotationSpec(PairChoiceSpec):
 
     name = "translation-rotation"
     code = "T5"
+    summary = "Which image shows a second complex after the same move and roll?"
 
     max_distance: int = 4
 
@@ -83,6 +84,7 @@ class RotationRotationSpec(PairChoiceSpec):
 
     name = "rotation-rotation"
     code = "T6"
+    summary = "Which image shows the complex after the same two rolls?"
 
     def ask(self, **fields: Any) -> str:
         return ("The same two rolls, in the same order, are applied once more to the complex as it looks in "

@@ -41,6 +41,7 @@ class DockingSpec(TaskSpec):
 
     name = "docking"
     code = "T7"
+    summary = "How must the ligand roll and move to dock back into its pocket?"
     counts = {"train": 6, "test": 3}
     answer = Docking
     metric = "half roll (1 - |Δangle| / (2 max_angle)), half move (sign, 1 - |Δd| / 30 Å)"

@@ -35,6 +35,7 @@ class ResidueLigandSpec(TaskSpec):
 
     name = "residue-ligand"
     code = "T4"
+    summary = "Does this residue hydrogen-bond the ligand, and through which atoms?"
     counts = {"train": 2, "test": 1}
     answer = BondList
     answer_kw = MappingProxyType({"with_yes": True})
@@ -52,6 +53,9 @@ class ResidueLigandSpec(TaskSpec):
     def score(self, pred: ParsedAnswer, truth: ParsedAnswer) -> float:
         assert isinstance(pred, BondList) and isinstance(truth, BondList)
         return bond_score(pred, truth)
+
+    def blurb(self) -> str:
+        return f"{self.summary} Answer: {' / '.join(self.answer_format()[1])}"
 
     def column(self, metadata: Mapping[str, Any], answer: str) -> str:
         label = metadata.get("label")
@@ -80,6 +84,7 @@ class InteractionLocationSpec(TaskSpec):
 
     name = "interaction-location"
     code = "T8"
+    summary = "Where on screen is the hydrogen bond?"
     counts = {"train": 2, "test": 1}
 
     def ask(self, *, bond: str, **fields: Any) -> str:
@@ -98,6 +103,7 @@ class PocketLigandSpec(TaskSpec):
 
     name = "pocket-ligand"
     code = "T9"
+    summary = "List every pocket-ligand hydrogen bond."
     counts = {"train": 1, "test": 1}
     answer = BondList
     answer_kw = MappingProxyType({"with_yes": False})

@@ -52,6 +52,7 @@ class TranslationSpec(TaskSpec):
 
     name = "translation"
     code = "T1"
+    summary = "How far did the complex move along x or y?"
     counts = {"train": 2, "test": 1}
     answer = Move
     metric = "axis, then 1 - |Δd| / (2 max_distance)"
@@ -100,6 +101,7 @@ class RotationSpec(TaskSpec):
 
     name = "rotation"
     code = "T2"
+    summary = "By how much did the complex roll about x, y or z?"
     counts = {"train": 2, "test": 1}
     answer = Roll
     metric = "axis, then 1 - |Δangle| / (2 max_angle)"
@@ -152,6 +154,7 @@ class ZoomingSpec(TaskSpec):
 
     name = "zooming"
     code = "T3"
+    summary = "How far did the camera move along z?"
     counts = {"train": 4, "test": 2}
     answer = Move
 

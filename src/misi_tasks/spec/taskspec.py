@@ -70,7 +70,7 @@ class TaskSpec:
     Class attributes (declared by each task): ``name`` (registry name), ``code`` (``T1`` ...),
     ``counts`` (items per complex, or per axis where the task says so, per split), ``answer`` (the
     value type of :mod:`misi_tasks.spec.answers`), ``answer_kw`` (its form options), ``metric`` (a
-    one-line description).  Dataclass fields: the parameters; ``count`` overrides ``counts`` for
+    one-line description), ``summary`` (what is asked, in one line).  Dataclass fields: the parameters; ``count`` overrides ``counts`` for
     every split.
     """
 
@@ -80,6 +80,7 @@ class TaskSpec:
     answer: ClassVar[type] = Choice
     answer_kw: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     metric: ClassVar[str] = "accuracy"
+    summary: ClassVar[str] = ""
 
     count: int | None = None
 
@@ -172,6 +173,11 @@ class TaskSpec:
     def answer_format(self) -> tuple[str, list[str]]:
         """(answer form, examples): the examples are answers this spec allows."""
         return "one letter", ["A", "C"]
+
+    def blurb(self) -> str:
+        """One line for overviews: what is asked and an example answer."""
+        example = "A-D" if self.multiple_choice else self.answer_format()[1][0]
+        return f"{self.summary} Answer: {example}"
 
     def answer_sentence(self) -> str:
         """The prompt's closing sentence (:func:`answer_only` of :meth:`answer_format`)."""
