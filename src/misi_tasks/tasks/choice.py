@@ -16,7 +16,8 @@ from misi_tasks.spec.answers import Command, Move, Roll, format_commands
 from misi_tasks.spec.items import Item
 from misi_tasks.tasks.commands import sequence_motion
 from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
-from misi_tasks.tasks.prompts import prompt
+from misi_tasks.spec.items import OPTIONS_MARK
+from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -107,7 +108,7 @@ class PairChoiceTask(TaskGenerator):
                 roles += ["c2 front", "c2 left", "c2 top"]
             item = self.new_item(
                 scene, ctx, k,
-                question=prompt(self.spec, **fields),
+                question=self.prompt(**fields),
                 images=images,
                 image_roles=roles,
                 answer="A",
@@ -135,6 +136,21 @@ class TranslationRotationTask(PairChoiceTask):
 
     name = "translation-rotation"
 
+    def prompt(self, pdb_id: str, other_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            f"A second complex, {other_id.upper()}, is drawn with the same conventions.",
+            image_list(
+                [f"{pdb_id.upper()} {v}" for v in VIEWS3]
+                + [f"{pdb_id.upper()} front view after a move (along x or y) followed by a roll about its centre"]
+                + [f"{other_id.upper()} {v}" for v in VIEWS3]
+                + ["option A", "option B", "option C", "option D (front views)"]
+            ),
+            self.spec.ask(pdb_id=pdb_id, other_id=other_id),
+            OPTIONS_MARK,
+            self.spec.answer_sentence(),
+        ])
+
     def sample_pair(self, rng):
         d = int(rng.choice(list(self.spec.distances())))
         move = Move(str(rng.choice(["x", "y"])), d)
@@ -153,6 +169,18 @@ class RotationRotationTask(PairChoiceTask):
     """T6: f1, f2 rolls about different axes; the answer applies them again to the rotated complex."""
 
     name = "rotation-rotation"
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(
+                VIEWS3 + ["the front view after two rolls about different axes through the centre, one after the other",
+                          "option A", "option B", "option C", "option D (front views)"]
+            ),
+            self.spec.ask(),
+            OPTIONS_MARK,
+            self.spec.answer_sentence(),
+        ])
 
     def sample_pair(self, rng):
         a1, a2 = rng.choice(["x", "y", "z"], size=2, replace=False)

@@ -28,7 +28,7 @@ from misi_tasks.spec.answers import Docking, Move, Roll
 from misi_tasks.spec.docking import EQUIVALENT_RMSD_A
 from misi_tasks.spec.items import Item
 from misi_tasks.tasks.commands import command_motion
-from misi_tasks.tasks.prompts import prompt
+from misi_tasks.tasks.prompts import conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator
 from misi_tasks.tasks.scene import Scene
 
@@ -91,6 +91,18 @@ class DockingTask(TaskGenerator):
 
     name = "docking"
 
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, what="a protein pocket and its ligand, which has been taken out of the pocket", **lab),
+            image_list(
+                ["the pocket alone, front view", "the pocket alone, left view", "the pocket alone, top view",
+                 "the displaced ligand alone, front view", "the displaced ligand alone, left view",
+                 "the displaced ligand alone, top view", "pocket and displaced ligand together, front view"]
+            ),
+            self.spec.ask(),
+            self.spec.answer_sentence(),
+        ])
+
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         c = scene.complex
         lig_mask = c.is_ligand
@@ -123,7 +135,7 @@ class DockingTask(TaskGenerator):
             equivalents = equivalent_answers(moved_lig, lig_xyz, angles)
             item = self.new_item(
                 scene, ctx, k,
-                question=prompt(self.spec, pdb_id=scene.pdb_id, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, **scene.label_fields()),
                 images=scene.pngs(pocket_views + ligand_views + [together]),
                 image_roles=["pocket front", "pocket left", "pocket top",
                              "ligand front", "ligand left", "ligand top", "pocket and ligand front"],

@@ -23,7 +23,8 @@ from scipy.spatial import cKDTree
 from misi_geom import SIX_VIEWS, fit_camera, hbond_pairs
 from misi_tasks.spec.answers import Move, format_commands, residue_label
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
-from misi_tasks.tasks.prompts import prompt
+from misi_tasks.spec.items import OPTIONS_MARK
+from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residue_labels_text
 from misi_tasks.tasks.registry import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -52,6 +53,15 @@ class ResidueLigandTask(TaskGenerator):
     """T4 (:class:`misi_tasks.spec.hbonds.ResidueLigandSpec`): one residue drawn with the ligand."""
 
     name = "residue-ligand"
+
+    def prompt(self, pdb_id: str, residue: str, **lab) -> str:
+        labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
+        return " ".join([
+            conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels),
+            image_list(VIEWS6),
+            self.spec.ask(residue=residue),
+            self.spec.answer_sentence(),
+        ])
 
     def _candidates(self, scene: Scene):
         c = scene.complex
@@ -93,7 +103,7 @@ class ResidueLigandTask(TaskGenerator):
             residue = scene.residue_label(first)
             item = self.new_item(
                 scene, ctx, k,
-                question=prompt(self.spec, pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer=answer,
@@ -145,6 +155,10 @@ class InteractionLocationTask(TaskGenerator):
 
     name = "interaction-location"
 
+    def prompt(self, pdb_id: str, bond: str, **lab) -> str:
+        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(bond=bond), OPTIONS_MARK,
+                         self.spec.answer_sentence()])
+
     def make_items(self, scene, ctx, rng):
         c = scene.complex
         pairs = hbond_pairs(scene.hbonds, c)
@@ -168,7 +182,7 @@ class InteractionLocationTask(TaskGenerator):
             views = scene.render(SIX_VIEWS, key_atoms=key)
             item = self.new_item(
                 scene, ctx, len(items),
-                question=prompt(self.spec, pdb_id=scene.pdb_id, bond=bond, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, bond=bond, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer="A",
@@ -193,6 +207,9 @@ class PocketLigandTask(TaskGenerator):
 
     name = "pocket-ligand"
 
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(), self.spec.answer_sentence()])
+
     def make_items(self, scene, ctx, rng):
         c = scene.complex
         truth = t9_bonds(scene.hbonds, c)
@@ -201,7 +218,7 @@ class PocketLigandTask(TaskGenerator):
         views = scene.base_views(SIX_VIEWS)
         item = self.new_item(
             scene, ctx, 0,
-            question=prompt(self.spec, pdb_id=scene.pdb_id, **scene.label_fields()),
+            question=self.prompt(pdb_id=scene.pdb_id, **scene.label_fields()),
             images=scene.pngs(views),
             image_roles=list(SIX_VIEWS),
             answer=str(truth),

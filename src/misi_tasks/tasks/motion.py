@@ -23,7 +23,7 @@ from misi_geom import THREE_VIEWS, Camera
 from misi_tasks.spec.answers import Command, Move, Roll
 from misi_tasks.spec.items import Item
 from misi_tasks.tasks.commands import command_motion
-from misi_tasks.tasks.prompts import prompt
+from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -60,7 +60,7 @@ class SingleMotionTask(TaskGenerator):
             (after,) = scene.render(["front"], camera=cam, motion=motion)
             item = self.new_item(
                 scene, ctx, k,
-                question=prompt(self.spec, **self.prompt_fields(scene)),
+                question=self.prompt(**self.prompt_fields(scene)),
                 images=scene.pngs(before) + [scene.png(after)],
                 image_roles=["front", "left", "top", "front after"],
                 answer=str(cmd),
@@ -81,6 +81,14 @@ class TranslationTask(SingleMotionTask):
 
     name = "translation"
 
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(VIEWS3 + ["the front view after the complex was moved along one axis"]),
+            self.spec.ask(),
+            self.spec.answer_sentence(),
+        ])
+
     def camera(self, scene):  # room for the largest move: every atom stays in frame after it
         return scene.camera_with_margin(self.spec.max_distance)
 
@@ -97,6 +105,14 @@ class RotationTask(SingleMotionTask):
     """T2 (:class:`misi_tasks.spec.motion.RotationSpec`): ``count`` items per axis."""
 
     name = "rotation"
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(VIEWS3 + ["the front view after the complex was turned about one axis through its centre"]),
+            self.spec.ask(),
+            self.spec.answer_sentence(),
+        ])
 
     def sample_commands(self, scene, ctx, rng):
         values = np.array(self.spec.angles())
@@ -150,6 +166,14 @@ class ZoomingTask(SingleMotionTask):
 
     def prompt_fields(self, scene: Scene) -> dict:
         return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1), **scene.label_fields()}
+
+    def prompt(self, pdb_id: str, distance_A: float, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(VIEWS3 + ["the front view after the complex was moved toward you along Z"]),
+            self.spec.ask(distance_A=distance_A),
+            self.spec.answer_sentence(),
+        ])
 
     def _allowed(self, scene: Scene, d: int) -> bool:
         p = self.spec

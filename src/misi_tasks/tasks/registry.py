@@ -94,6 +94,11 @@ class TaskGenerator:
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         raise NotImplementedError
 
+    def prompt(self, **fields: Any) -> str:
+        """An item's prompt: what its images show (:mod:`misi_tasks.tasks.prompts`) around the
+        spec's question and answer format."""
+        raise NotImplementedError
+
     def new_item(self, scene: Scene, ctx: GenContext, index: int, **fields: Any) -> Item:
         meta = fields.pop("metadata", {})
         meta = {"render": ctx.settings.to_dict(), "seed": ctx.seed, **meta}
