@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from misi_tasks.spec.motion import _check_angles, rotation_angles
+from misi_tasks.spec.motion import check_angle_range, rotation_angles
 from misi_tasks.spec.taskspec import TaskSpec
 
 __all__ = ["PairChoiceSpec", "TranslationRotationSpec", "RotationRotationSpec", "SSIM_MAX"]
@@ -33,7 +33,7 @@ class PairChoiceSpec(TaskSpec):
     step: int = 15
 
     def validate(self) -> None:
-        _check_angles(self.name, self.max_angle, self.step)
+        check_angle_range(self.name, self.max_angle, self.step)
         if self.max_angle < 2 * self.step:  # a decoy changes the magnitude: at least two per sign
             raise ValueError(f"task {self.name!r}: max_angle must be at least 2 steps, got {self.max_angle}")
         if not 0 < self.ssim_max <= 1:

@@ -12,7 +12,7 @@ from typing import Any
 
 from misi_tasks.spec.answers import Docking, Move, ParsedAnswer, Roll
 from misi_tasks.spec.metrics import docking_score
-from misi_tasks.spec.motion import _check_angles, example_angle, rotation_angles
+from misi_tasks.spec.motion import check_angle_range, example_angle, rotation_angles
 from misi_tasks.spec.taskspec import TaskSpec
 
 __all__ = ["DockingSpec", "DOCKING_MOVE_RANGE_A", "DOCKING_ROLL_WEIGHT", "EQUIVALENT_RMSD_A", "RANDOM_DOCKING_MOVE_A"]
@@ -52,7 +52,7 @@ class DockingSpec(TaskSpec):
     step: int = 15
 
     def validate(self) -> None:
-        _check_angles(self.name, self.max_angle, self.step)
+        check_angle_range(self.name, self.max_angle, self.step)
         if not 0 <= self.min_gap <= self.max_gap:
             raise ValueError(f"task {self.name!r}: need 0 <= min_gap <= max_gap, got {self.min_gap}, {self.max_gap}")
 

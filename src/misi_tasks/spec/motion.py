@@ -20,7 +20,7 @@ from misi_tasks.spec.answers import Move, ParsedAnswer, Roll
 from misi_tasks.spec.metrics import move_score, roll_score
 from misi_tasks.spec.taskspec import TaskSpec, or_list
 
-__all__ = ["TranslationSpec", "RotationSpec", "ZoomingSpec", "rotation_angles", "example_angle"]
+__all__ = ["TranslationSpec", "RotationSpec", "ZoomingSpec", "check_angle_range", "example_angle", "rotation_angles"]
 
 
 def rotation_angles(max_angle: int, step: int) -> tuple[int, ...]:
@@ -38,7 +38,8 @@ def _check_axes(task: str, axes: tuple[str, ...], allowed: tuple[str, ...]) -> N
         raise ValueError(f"task {task!r}: axes must be distinct names among {', '.join(allowed)}, got {list(axes)}")
 
 
-def _check_angles(task: str, max_angle: int, step: int) -> None:
+def check_angle_range(task: str, max_angle: int, step: int) -> None:
+    """Raise ValueError unless 1 <= step <= max_angle <= 180 and max_angle is a multiple of step."""
     if step < 1 or max_angle < step or max_angle > 180 or max_angle % step:
         raise ValueError(f"task {task!r}: need 1 <= step <= max_angle <= 180 with max_angle a multiple of step, "
                          f"got max_angle={max_angle}, step={step}")
@@ -112,7 +113,7 @@ class RotationSpec(TaskSpec):
 
     def validate(self) -> None:
         _check_axes(self.name, self.axes, ("x", "y", "z"))
-        _check_angles(self.name, self.max_angle, self.step)
+        check_angle_range(self.name, self.max_angle, self.step)
 
     def angles(self) -> tuple[int, ...]:
         """The allowed angles (degrees)."""
