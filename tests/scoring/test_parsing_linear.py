@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from misi_tasks.eval import parse as parsing
+from misi_tasks.spec import reply_text as parsing
 from misi_tasks.spec.names import TASK_NAMES
 from misi_tasks.eval.parse import parse_answer
 

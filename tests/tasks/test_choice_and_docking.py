@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from misi_geom import SE3
-from misi_tasks.tasks.commands import Move, Roll, sequence_motion
+from misi_tasks.tasks.commands import Move, Roll, command_motion, sequence_motion
 from misi_tasks.tasks.decoys import SSIM_MAX, image_similarity
 from misi_tasks.engine.generate import generate_items
 
@@ -72,7 +72,7 @@ def test_t6_scheme_3_axis_differs_from_f1_and_f2(seed):
     a1, a2 = rng.choice(list("xyz"), 2, replace=False)
     f1, f2 = Roll(str(a1), 30), Roll(str(a2), -45)
     (g1, g2) = t5t6_decoy(3, f1, f2, rng)
-    assert g1.axis not in (f1.axis, f2.axis) and g1.angle == 30 and g2.axis == f2.axis and g2.angle != -45
+    assert g1.axis not in (f1.axis, f2.axis) and g1.angle_deg == 30 and g2.axis == f2.axis and g2.angle_deg != -45
     m1, m2 = t5t6_decoy(3, Move("x", 2), Roll("y", 30), rng)
     assert m1 == Move("y", 2) and m2.axis == "y"
 
@@ -102,7 +102,7 @@ def test_translation_rotation_correct_option_is_f2_f1_of_c2(mc_items, scenes):
         f1, f2 = _cmd(item.metadata["f1"]), _cmd(item.metadata["f2"])
         correct = item.renders["options"][0]
         q = query.camera_frame("front")
-        expect = f2.motion(center=f1.motion().apply(np.zeros(3))).apply(f1.motion().apply(q))
+        expect = command_motion(f2, center=command_motion(f1).apply(np.zeros(3))).apply(command_motion(f1).apply(q))
         np.testing.assert_allclose(correct.screen.x_A, expect[:, 0], atol=1e-9)
         np.testing.assert_allclose(correct.screen.y_A, expect[:, 1], atol=1e-9)
 
@@ -124,7 +124,7 @@ def test_docking_answer_undoes_the_displacement(scenes, pdb_id):
         np.testing.assert_allclose(displaced[~lig], q[~lig], atol=1e-9)  # the pocket never moves
         heavy_lig = lig & ~scene.complex.is_hydrogen
         center = displaced[heavy_lig].mean(axis=0)
-        undone = Move("x", d).motion().apply(Roll(axis, angle).motion(center).apply(displaced[lig]))
+        undone = command_motion(Move("x", d)).apply(command_motion(Roll(axis, angle), center).apply(displaced[lig]))
         np.testing.assert_allclose(undone, q[lig], atol=1e-9)
         # no overlap with the pocket along x in the front view, and everything inside the frame
         px, lx = item.metadata["pocket_x_range"], item.metadata["ligand_x_range"]

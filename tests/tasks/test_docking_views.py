@@ -17,7 +17,7 @@ import pytest
 from misi_geom import view_rotation
 from misi_render import render_views
 from misi_render.palette import atom_radii
-from misi_tasks.tasks.commands import Move, Roll
+from misi_tasks.tasks.commands import Move, Roll, command_motion
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.eval.score import score_item
 from misi_tasks.tasks.docking import EQUIVALENT_RMSD_A
@@ -103,7 +103,8 @@ def _rmsd(scene, item, answer: str) -> float:
     heavy_lig = scene.complex.is_ligand & ~scene.complex.is_hydrogen
     bound = scene.camera_frame("front")[heavy_lig]
     displaced = item.renders["motion"].apply(bound)
-    docked = Move("x", int(m[3])).motion().apply(Roll(m[1], int(m[2])).motion(displaced.mean(axis=0)).apply(displaced))
+    docked = command_motion(Move("x", int(m[3]))).apply(
+        command_motion(Roll(m[1], int(m[2])), displaced.mean(axis=0)).apply(displaced))
     return float(np.sqrt(np.mean(np.sum((docked - bound) ** 2, axis=1))))
 
 

@@ -32,7 +32,8 @@ from misi_tasks._mpl import PALETTE, VIZ_MISSING, have_matplotlib, new_figure, s
 import pyarrow.parquet as pq
 
 from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES
-from misi_tasks.eval.parse import BondList, Choice, Docking, Move, Roll, parse_answer
+from misi_tasks.eval.parse import parse_answer
+from misi_tasks.spec.answers import BondList, Choice, Docking, Move, Roll
 
 __all__ = ["FIGURES_DIR", "card_figures_markdown", "write_card_figures"]
 

@@ -27,6 +27,7 @@ from typing import Any
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
 from misi_tasks.engine.remote import RemoteError, download_input, is_url, stage_dir, upload_output
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
+from misi_tasks.spec.registry import task_spec
 from misi_tasks.version import package_version
 
 __all__ = ["main", "build_parser", "default_workers"]
@@ -114,30 +115,8 @@ def _parse_tasks(text: str) -> tuple[str, ...]:
     return tuple(t for t in TASK_NAMES if t in names)
 
 
-def _check_param(task: str, name: str, value: Any, default: Any) -> None:
-    """One task parameter against the type of its default (bool, int, float, list of the same)."""
-    where = f"--task-params: {task}.{name} = {json.dumps(value)}"
-    if name == "count":
-        ok, want = isinstance(value, int) and not isinstance(value, bool) and value >= 0, "a whole number >= 0"
-    elif isinstance(default, bool):
-        ok, want = isinstance(value, bool), "true or false"
-    elif isinstance(default, int):
-        ok, want = isinstance(value, int) and not isinstance(value, bool), "a whole number"
-    elif isinstance(default, float):
-        ok, want = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
-    elif isinstance(default, (tuple, list)):
-        ok = isinstance(value, list) and bool(value) and all(isinstance(v, type(default[0])) for v in value)
-        want = f"a non-empty list like {json.dumps(list(default))}"
-    else:
-        ok, want = True, ""
-    if not ok:
-        raise ValueError(f"{where}: must be {want}")
-
-
 def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
     """``--task-params`` as {task: {parameter: value}}, every name and type checked."""
-    from misi_tasks.tasks.registry import get_task
-
     if not text:
         return {}
     try:
@@ -153,13 +132,10 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
             task = resolve_task(key)
         except ValueError as exc:
             raise ValueError(f"--task-params: {exc}") from None
-        gen = get_task(task)
         try:
-            gen(**kw)  # unknown parameter names
+            task_spec(task, kw)  # every name, type and range, as the task's spec checks them
         except ValueError as exc:
             raise ValueError(f"--task-params: {exc}") from None
-        for name, value in kw.items():
-            _check_param(task, name, value, gen.defaults.get(name))
         params[task] = kw
     return params
 

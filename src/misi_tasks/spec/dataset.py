@@ -46,7 +46,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from misi_tasks.spec.names import MC_TASKS, SPLITS, TASK_CODES, TASK_NAMES, resolve_task
+from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES, resolve_task
+from misi_tasks.spec.registry import task_spec
 
 __all__ = [
     "ARROW_SCHEMA",
@@ -166,8 +167,9 @@ def _check_row(row: Mapping[str, Any], where: str) -> dict[str, Any]:
             raise DatasetError(f"{where}: column {col!r} must be a list of strings")
         out[col] = list(out[col])
     n_options = len(out["options"])
-    if (task in MC_TASKS and n_options != 4) or (task not in MC_TASKS and n_options):
-        raise DatasetError(f"{where}: task {task} needs {4 if task in MC_TASKS else 0} options, got {n_options}")
+    spec = task_spec(task)
+    if n_options != spec.n_options:
+        raise DatasetError(f"{where}: task {task} needs {spec.n_options} options, got {n_options}")
     images = list(out["images"])
     if len(images) != len(out["image_roles"]):
         raise DatasetError(f"{where}: {len(images)} images but {len(out['image_roles'])} image_roles")
@@ -179,12 +181,9 @@ def _check_row(row: Mapping[str, Any], where: str) -> dict[str, Any]:
         raise DatasetError(f"{where}: metadata is not JSON ({exc.msg})") from None
     if not isinstance(meta, dict):
         raise DatasetError(f"{where}: metadata must be a JSON object")
-    if task == "residue-ligand":
-        label = meta.get("label")
-        if label not in ("positive", "negative"):
-            raise DatasetError(f"{where}: residue-ligand metadata needs label 'positive' or 'negative'")
-        if (label == "negative") != (out["answer"].strip() == "No"):
-            raise DatasetError(f"{where}: label {label!r} disagrees with answer {out['answer']!r}")
+    problem = spec.check_row(meta, out["answer"])
+    if problem:
+        raise DatasetError(f"{where}: {problem}")
     return {c: out[c] for c in COLUMNS}
 
 

@@ -1,7 +1,8 @@
 """Task registry names, their MiSI-Bench codes, and the dataset split names.
 
-This is the single table that maps the registry names used by ``misi-gen`` and in the
-dataset layout (``data/<task>/...``) to the paper's task codes ``T1`` ... ``T9``.
+The table that maps the registry names used by ``misi-gen`` and in the dataset layout
+(``data/<task>/...``) to the paper's task codes ``T1`` ... ``T9``, read from the task
+declarations (:mod:`misi_tasks.spec.taskspec`; a new task's spec module is imported here).
 Every other module (generator, dataset writer, scorer, report) uses it.
 
 ===========================  ====  ==========================================
@@ -32,6 +33,13 @@ from __future__ import annotations
 
 from typing import Literal
 
+import misi_tasks.spec.choice  # noqa: F401  (each declaration module registers its task specs)
+import misi_tasks.spec.docking  # noqa: F401
+import misi_tasks.spec.hbonds  # noqa: F401
+import misi_tasks.spec.motion  # noqa: F401
+from misi_tasks.spec.answers import Choice
+from misi_tasks.spec.taskspec import SPECS
+
 __all__ = [
     "CODE_TO_TASK",
     "MC_TASKS",
@@ -58,24 +66,14 @@ TaskName = Literal[
 ]
 SplitName = Literal["train", "test"]
 
-#: Registry name -> paper code, in code order (T1 ... T9).
-TASK_CODES: dict[str, str] = {
-    "translation": "T1",
-    "rotation": "T2",
-    "zooming": "T3",
-    "residue-ligand": "T4",
-    "translation-rotation": "T5",
-    "rotation-rotation": "T6",
-    "docking": "T7",
-    "interaction-location": "T8",
-    "pocket-ligand": "T9",
-}
+#: Registry name -> paper code, in code order (T1 ... T9), from the task declarations.
+TASK_CODES: dict[str, str] = {s.name: s.code for s in sorted(SPECS.values(), key=lambda s: int(s.code[1:]))}
 #: Paper code -> registry name.
 CODE_TO_TASK: dict[str, str] = {code: name for name, code in TASK_CODES.items()}
 #: Registry names in code order.
 TASK_NAMES: tuple[str, ...] = tuple(TASK_CODES)
 #: Multiple-choice tasks (answer is one letter A-D, four options).
-MC_TASKS: frozenset[str] = frozenset({"translation-rotation", "rotation-rotation", "interaction-location"})
+MC_TASKS: frozenset[str] = frozenset(name for name, spec in SPECS.items() if spec.answer is Choice)
 #: Dataset split names.
 SPLITS: tuple[str, ...] = ("train", "test")
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
-from misi_tasks.tasks.commands import Command, Move, Roll, format_commands, sequence_motion
-from misi_tasks.tasks.decoys import SSIM_MAX, SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
+from misi_tasks.spec.answers import Command, Move, Roll, format_commands
 from misi_tasks.spec.items import Item
-from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.commands import sequence_motion
+from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
+from misi_tasks.spec.items import OPTIONS_MARK
+from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
-from misi_tasks.tasks.motion import angle_choices
 
 __all__ = ["PairChoiceTask", "TranslationRotationTask", "RotationRotationTask"]
 
@@ -26,11 +27,14 @@ _MAX_REDRAWS = 12
 
 
 class PairChoiceTask(TaskGenerator):
-    """Shared machinery: a true pair (f1, f2), three decoys by scheme, option images checked by SSIM."""
+    """Shared machinery: a true pair (f1, f2), three decoys by scheme, option images checked by SSIM.
 
-    defaults = {"ssim_max": SSIM_MAX}
-    #: Camera margin (Å) so that every atom stays in frame after the largest move (T5: 4 Å).
-    margin_A: float = 0.0
+    Value ranges and the SSIM limit are the task's spec (:mod:`misi_tasks.spec.choice`)."""
+
+    @property
+    def margin_A(self) -> float:
+        """Camera margin (Å) so that every atom stays in frame after the largest move (T5: 4 Å)."""
+        return float(max(self.spec.distances(), default=0))
 
     def sample_pair(self, rng: np.random.Generator) -> tuple[Command, Command]:
         raise NotImplementedError
@@ -51,19 +55,19 @@ class PairChoiceTask(TaskGenerator):
         thumbs = [SsimThumb(grey_thumbnail(correct.image))]  # filtered once, compared often
         if shown is not None:
             thumbs.append(SsimThumb(grey_thumbnail(shown)))
-            if thumbnail_similarity(thumbs[0], thumbs[1]) >= self.params["ssim_max"]:
+            if thumbnail_similarity(thumbs[0], thumbs[1]) >= self.spec.ssim_max:
                 raise TaskSkipped(f"the correct option of {format_commands(pair)} looks like image 4")
         chosen, renders = [pair], [correct]
         motions = [self.option_motion(pair, base)]
         for scheme in (1, 2, 3):
             for _ in range(_MAX_REDRAWS):
-                cand = t5t6_decoy(scheme, *pair, rng)
+                cand = t5t6_decoy(scheme, *pair, rng, moves=self.spec.distances(), rolls=self.spec.angles())
                 m = self.option_motion(cand, base)
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
                 (rv,) = query.render(["front"], camera=cam, motion=m)
                 thumb = SsimThumb(grey_thumbnail(rv.image))
-                if any(thumbnail_similarity(thumb, t) >= self.params["ssim_max"] for t in thumbs):
+                if any(thumbnail_similarity(thumb, t) >= self.spec.ssim_max for t in thumbs):
                     continue
                 chosen.append(cand)
                 renders.append(rv)
@@ -104,7 +108,7 @@ class PairChoiceTask(TaskGenerator):
                 roles += ["c2 front", "c2 left", "c2 top"]
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](**fields),
+                question=self.prompt(**fields),
                 images=images,
                 image_roles=roles,
                 answer="A",
@@ -131,12 +135,26 @@ class TranslationRotationTask(PairChoiceTask):
     """T5: f1 a move along x or y, f2 a roll; shown on c1, asked on c2."""
 
     name = "translation-rotation"
-    counts = {"train": 6, "test": 3}
-    margin_A = 4.0
+
+    def prompt(self, pdb_id: str, other_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            f"A second complex, {other_id.upper()}, is drawn with the same conventions.",
+            image_list(
+                [f"{pdb_id.upper()} {v}" for v in VIEWS3]
+                + [f"{pdb_id.upper()} front view after a move (along x or y) followed by a roll about its centre"]
+                + [f"{other_id.upper()} {v}" for v in VIEWS3]
+                + ["option A", "option B", "option C", "option D (front views)"]
+            ),
+            self.spec.ask(pdb_id=pdb_id, other_id=other_id),
+            OPTIONS_MARK,
+            self.spec.answer_sentence(),
+        ])
 
     def sample_pair(self, rng):
-        d = int(rng.choice([v for v in range(-4, 5) if v != 0]))
-        return Move(str(rng.choice(["x", "y"])), d), Roll(str(rng.choice(["x", "y", "z"])), int(rng.choice(angle_choices())))
+        d = int(rng.choice(list(self.spec.distances())))
+        move = Move(str(rng.choice(["x", "y"])), d)
+        return move, Roll(str(rng.choice(["x", "y", "z"])), int(rng.choice(np.array(self.spec.angles()))))
 
     def describe(self, scene, ctx, rng):
         if not ctx.partner_ids or ctx.partner is None:
@@ -151,11 +169,22 @@ class RotationRotationTask(PairChoiceTask):
     """T6: f1, f2 rolls about different axes; the answer applies them again to the rotated complex."""
 
     name = "rotation-rotation"
-    counts = {"train": 6, "test": 3}
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(
+                VIEWS3 + ["the front view after two rolls about different axes through the centre, one after the other",
+                          "option A", "option B", "option C", "option D (front views)"]
+            ),
+            self.spec.ask(),
+            OPTIONS_MARK,
+            self.spec.answer_sentence(),
+        ])
 
     def sample_pair(self, rng):
         a1, a2 = rng.choice(["x", "y", "z"], size=2, replace=False)
-        v1, v2 = rng.choice(angle_choices(), size=2)
+        v1, v2 = rng.choice(np.array(self.spec.angles()), size=2)
         return Roll(str(a1), int(v1)), Roll(str(a2), int(v2))
 
     def describe(self, scene, ctx, rng):

@@ -17,42 +17,42 @@ already shows): SSIM (scikit-image, on grey images downsampled to ``SSIM_SIZE`` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
-from misi_tasks.tasks.commands import Command, Move
+from misi_tasks.spec.answers import Command, Move
+from misi_tasks.spec.choice import SSIM_MAX, TranslationRotationSpec
 
 __all__ = [
     "SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy",
     "grey_thumbnail", "SsimThumb", "thumbnail_similarity", "image_similarity",
 ]
 
-#: A decoy image whose SSIM to the correct image reaches this is redrawn.
-SSIM_MAX = 0.95
 #: Side (px) of the grey images compared by SSIM.
 SSIM_SIZE = 256
 
-_MOVE_VALUES = np.array([d for d in range(-4, 5) if d != 0])
-_ROLL_VALUES = np.array([a for a in range(-90, 91, 15) if a != 0])
-
-
-def _values(cmd: Command) -> np.ndarray:
-    return _MOVE_VALUES if isinstance(cmd, Move) else _ROLL_VALUES
+# the value ranges of the default T5 spec (a task passes its own spec's ranges)
+_MOVES: tuple[int, ...] = TranslationRotationSpec().distances()
+_ROLLS: tuple[int, ...] = TranslationRotationSpec().angles()
 
 
 def _value(cmd: Command) -> int:
-    return cmd.distance if isinstance(cmd, Move) else cmd.angle
+    return cmd.dist_A if isinstance(cmd, Move) else cmd.angle_deg
 
 
 def _with_value(cmd: Command, v: int) -> Command:
-    return replace(cmd, distance=int(v)) if isinstance(cmd, Move) else replace(cmd, angle=int(v))
+    return replace(cmd, dist_A=int(v)) if isinstance(cmd, Move) else replace(cmd, angle_deg=int(v))
 
 
-def change_magnitude(cmd: Command, rng: np.random.Generator) -> Command:
-    """Same axis and sign, another magnitude from the task's range."""
+def change_magnitude(cmd: Command, rng: np.random.Generator, values: Sequence[int] | None = None) -> Command:
+    """Same axis and sign, another magnitude from ``values`` (the task's range for ``cmd``'s kind;
+    default the default T5 spec's)."""
+    if values is None:
+        values = _MOVES if isinstance(cmd, Move) else _ROLLS
     v = _value(cmd)
-    pool = [x for x in _values(cmd) if np.sign(x) == np.sign(v) and abs(x) != abs(v)]
+    pool = [x for x in values if np.sign(x) == np.sign(v) and abs(x) != abs(v)]
     return _with_value(cmd, int(rng.choice(pool)))
 
 
@@ -69,15 +69,20 @@ def change_axis(cmd: Command, rng: np.random.Generator, avoid: tuple[str, ...] =
     return replace(cmd, axis=str(rng.choice(pool)))
 
 
-def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator) -> tuple[Command, Command]:
-    """One decoy pair by scheme 1, 2 or 3 (see the module docs)."""
+def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator, *,
+               moves: Sequence[int] = _MOVES, rolls: Sequence[int] = _ROLLS) -> tuple[Command, Command]:
+    """One decoy pair by scheme 1, 2 or 3 (see the module docs); magnitudes come from the task
+    spec's ``moves`` (Å) and ``rolls`` (degrees)."""
+    def magnitude(cmd: Command) -> Command:
+        return change_magnitude(cmd, rng, moves if isinstance(cmd, Move) else rolls)
+
     if scheme == 1:
-        return change_magnitude(f1, rng), change_magnitude(f2, rng)
+        return magnitude(f1), magnitude(f2)
     if scheme == 2:
-        return flip_sign(f1), change_magnitude(f2, rng)
+        return flip_sign(f1), magnitude(f2)
     if scheme == 3:
         avoid = (f2.axis,) if type(f1) is type(f2) else ()  # T6: an axis used by neither f1 nor f2
-        return change_axis(f1, rng, avoid), change_magnitude(f2, rng)
+        return change_axis(f1, rng, avoid), magnitude(f2)
     raise ValueError(f"decoy scheme must be 1, 2 or 3, got {scheme}")
 
 

@@ -24,18 +24,15 @@ from dataclasses import replace
 import numpy as np
 
 from misi_geom import THREE_VIEWS, Complex, fit_camera
-from misi_tasks.tasks.commands import Move, Roll, format_commands
+from misi_tasks.spec.answers import Docking, Move, Roll
+from misi_tasks.spec.docking import EQUIVALENT_RMSD_A
 from misi_tasks.spec.items import Item
-from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.commands import command_motion
+from misi_tasks.tasks.prompts import conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator
 from misi_tasks.tasks.scene import Scene
-from misi_tasks.tasks.motion import angle_choices
 
 __all__ = ["DockingTask", "displacement", "equivalent_answers", "EQUIVALENT_RMSD_A"]
-
-#: Allowed answers whose pose is strictly closer than this heavy-atom RMSD (Å) to the bound pose
-#: score as the exact answer.  Strictly: the exact roll with the move off by 1 Å is exactly 1 Å away.
-EQUIVALENT_RMSD_A = 1.0
 
 
 def displacement(lig_xyz: np.ndarray, pocket_xyz: np.ndarray, roll: Roll, side: int, gap: float):
@@ -46,13 +43,13 @@ def displacement(lig_xyz: np.ndarray, pocket_xyz: np.ndarray, roll: Roll, side: 
     camera frame).
     """
     center = lig_xyz.mean(axis=0)
-    rolled = roll.motion(center).apply(lig_xyz)
+    rolled = command_motion(roll, center).apply(lig_xyz)
     if side > 0:
         d = int(np.ceil(pocket_xyz[:, 0].max() + gap - rolled[:, 0].min()))
     else:
         d = int(np.floor(pocket_xyz[:, 0].min() - gap - rolled[:, 0].max()))
     move = Move("x", d)
-    return move, roll.motion(center).then(move.motion())
+    return move, command_motion(roll, center).then(command_motion(move))
 
 
 def equivalent_answers(
@@ -76,7 +73,7 @@ def equivalent_answers(
     out = []
     for axis in ("x", "y", "z"):
         for angle in angles:
-            rolled = Roll(axis, int(angle)).motion(center).apply(displaced)
+            rolled = command_motion(Roll(axis, int(angle)), center).apply(displaced)
             diff = bound - rolled
             # RMSD^2(d) = mean |diff - d e_x|^2, minimised at d = mean(diff_x); test the integers nearby
             base = float(np.mean(np.sum(diff[:, 1:] ** 2, axis=1)))
@@ -84,16 +81,27 @@ def equivalent_answers(
             for d in range(int(np.floor(mx)) - 1, int(np.ceil(mx)) + 2):
                 rmsd = float(np.sqrt(base + np.mean((diff[:, 0] - d) ** 2)))
                 if rmsd < max_rmsd - 1e-9 and d != 0:
-                    out.append((format_commands([Roll(axis, int(angle)), Move("x", d)]), round(rmsd, 4)))
+                    out.append((str(Docking(Roll(axis, int(angle)), Move("x", d))), round(rmsd, 4)))
     return sorted(out, key=lambda t: (t[1], t[0]))
 
 
 class DockingTask(TaskGenerator):
-    """T7: ``roll x 75, move x -14``; ``count`` items per complex, distinct (axis, angle, side)."""
+    """T7 (:class:`misi_tasks.spec.docking.DockingSpec`): ``count`` items per complex, distinct
+    (axis, angle, side)."""
 
     name = "docking"
-    counts = {"train": 6, "test": 3}
-    defaults = {"min_gap": 2.0, "max_gap": 8.0, "max_angle": 90, "step": 15}
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, what="a protein pocket and its ligand, which has been taken out of the pocket", **lab),
+            image_list(
+                ["the pocket alone, front view", "the pocket alone, left view", "the pocket alone, top view",
+                 "the displaced ligand alone, front view", "the displaced ligand alone, left view",
+                 "the displaced ligand alone, top view", "pocket and displaced ligand together, front view"]
+            ),
+            self.spec.ask(),
+            self.spec.answer_sentence(),
+        ])
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         c = scene.complex
@@ -102,13 +110,13 @@ class DockingTask(TaskGenerator):
         q = scene.camera_frame("front")  # front camera frame: model axes about the scene centre
         lig_xyz, pocket_xyz = q[lig_mask & heavy], q[~lig_mask & heavy]
         pocket = c[~lig_mask]
-        angles = angle_choices(self.params["max_angle"], self.params["step"])
+        angles = np.array(self.spec.angles())
         combos = [(a, int(v), s) for a in ("x", "y", "z") for v in angles for s in (-1, 1)]
         picks = rng.choice(len(combos), min(self.count(ctx.split), len(combos)), replace=False)
         items = []
         for k, pick in enumerate(picks):
             axis, angle, side = combos[pick]
-            gap = float(rng.uniform(self.params["min_gap"], self.params["max_gap"]))
+            gap = float(rng.uniform(self.spec.min_gap, self.spec.max_gap))
             roll = Roll(axis, angle)
             move, motion = displacement(lig_xyz, pocket_xyz, roll, side, gap)
             moved_lig = motion.apply(lig_xyz)
@@ -122,12 +130,12 @@ class DockingTask(TaskGenerator):
             ligand_views = scene.render(THREE_VIEWS, complex_=moved[lig_mask], camera=cam)
             (together,) = scene.render(["front"], complex_=moved, camera=cam)
             undo_roll = Roll(axis, -angle)
-            undo_move = Move("x", -move.distance)
-            answer = format_commands([undo_roll, undo_move])
+            undo_move = Move("x", -move.dist_A)
+            answer = str(Docking(undo_roll, undo_move))
             equivalents = equivalent_answers(moved_lig, lig_xyz, angles)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](scene.pdb_id, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, **scene.label_fields()),
                 images=scene.pngs(pocket_views + ligand_views + [together]),
                 image_roles=["pocket front", "pocket left", "pocket top",
                              "ligand front", "ligand left", "ligand top", "pocket and ligand front"],

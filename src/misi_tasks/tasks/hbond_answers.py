@@ -3,7 +3,8 @@
 The geometry layer (:mod:`misi_geom.hbonds`) returns bonds and ordered (pocket atom, ligand atom)
 pairs; the task answers are written here.  :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and
 :func:`format_t4` (``ARG NH2, O1B; ...``) list each pair once in :func:`misi_geom.hbond_pairs`
-order.  A blank chain id is written ``?`` (ChimeraX's ``/?``).
+order, written by the answer vocabulary (:mod:`misi_tasks.spec.answers`).  A blank chain id is
+written ``?`` (ChimeraX's ``/?``).
 
 >>> import numpy as np
 >>> from misi_geom import Complex, find_hbonds
@@ -22,21 +23,33 @@ from __future__ import annotations
 from typing import Sequence
 
 from misi_geom import Complex, HBond, hbond_pairs
+from misi_tasks.spec.answers import BondList, bond_t4, bond_t9
 
-__all__ = ["format_t4", "format_t9"]
+__all__ = ["format_t4", "format_t9", "t4_bonds", "t9_bonds"]
+
+
+def t9_bonds(bonds: Sequence[HBond], c: Complex) -> BondList:
+    """T9 answer: every pocket–ligand bond as :func:`~misi_tasks.spec.answers.bond_t9` text."""
+    return BondList(tuple(bond_t9(str(c.res_name[i]), f"{c.res_id[i]}{c.ins_code[i]}", str(c.atom_name[i]),
+                                  str(c.chain_id[i]), str(c.atom_name[j]))
+                          for i, j in hbond_pairs(bonds, c)), with_yes=False)
+
+
+def t4_bonds(bonds: Sequence[HBond], c: Complex) -> BondList:
+    """T4 answer (``No`` or ``Yes: ...``) for the bonds of one residue (e.g. filtered by ``c.res_index``)."""
+    return BondList(tuple(bond_t4(str(c.res_name[i]), str(c.atom_name[i]), str(c.atom_name[j]))
+                          for i, j in hbond_pairs(bonds, c)), with_yes=True)
 
 
 def format_t9(bonds: Sequence[HBond], c: Complex) -> str:
     """T9 answer: ``"ARG 45 NH2 A, O1B; ..."`` (blank chain ``?``; ``""`` when there is none)."""
-    return "; ".join(
-        f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]} {c.atom_name[i]} {c.chain_id[i] or '?'}, {c.atom_name[j]}"
-        for i, j in hbond_pairs(bonds, c)
-    )
+    return "; ".join(t9_bonds(bonds, c).bonds)
 
 
 def format_t4(bonds: Sequence[HBond], c: Complex) -> str:
     """T4 answer body: ``"ARG NH2, O1B; ARG NE, O2G"`` (residue atom first; ``""`` when none).
 
-    Pass the bonds of one residue (e.g. filtered by ``c.res_index``); the task adds ``Yes:``/``No``.
+    Pass the bonds of one residue (e.g. filtered by ``c.res_index``); the task adds ``Yes:``/``No``
+    (:func:`t4_bonds` gives the whole answer).
     """
-    return "; ".join(f"{c.res_name[i]} {c.atom_name[i]}, {c.atom_name[j]}" for i, j in hbond_pairs(bonds, c))
+    return "; ".join(t4_bonds(bonds, c).bonds)

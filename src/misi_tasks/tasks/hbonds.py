@@ -2,7 +2,7 @@
 
 Ground truth is :func:`misi_geom.find_hbonds` on the whole complex (pocket–ligand, relaxed
 ChimeraX criteria), as unique (pocket atom, ligand atom) pairs in :func:`misi_geom.hbond_pairs`
-order, formatted by :func:`misi_tasks.tasks.hbond_answers.format_t4` / :func:`~misi_tasks.tasks.hbond_answers.format_t9`.
+order, formatted by :func:`misi_tasks.tasks.hbond_answers.t4_bonds` / :func:`~misi_tasks.tasks.hbond_answers.t9_bonds`.
 
 **Decisions** (the paper gives no per-complex counts for these tasks): T4 draws ``count`` residues
 with H-bonds and ``count`` without per complex (test 1 + 1, train 2 + 2).  Negatives are by default *hard*: pocket residues with a heavy
@@ -21,8 +21,10 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import SIX_VIEWS, fit_camera, hbond_pairs
-from misi_tasks.tasks.hbond_answers import format_t4, format_t9
-from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.spec.answers import Move, format_commands, residue_label
+from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
+from misi_tasks.spec.items import OPTIONS_MARK
+from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residue_labels_text
 from misi_tasks.tasks.registry import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -32,10 +34,15 @@ __all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "
 HARD_NEGATIVE_CUTOFF = 4.5
 
 
+def _res_num(c, i: int) -> str:
+    """Residue number with insertion code, as answers write it (``"184A"``)."""
+    return f"{c.res_id[i]}{c.ins_code[i]}"
+
+
 def _pairs_metadata(c, pairs) -> list[dict]:
     return [
         {"pocket_atom": int(i), "ligand_atom": int(j), "res_name": str(c.res_name[i]),
-         "res_id": f"{c.res_id[i]}{c.ins_code[i]}", "chain": str(c.chain_id[i]) or "?",
+         "res_id": _res_num(c, i), "chain": str(c.chain_id[i]) or "?",
          "pocket_atom_name": str(c.atom_name[i]), "ligand_atom_name": str(c.atom_name[j]),
          "distance": round(float(np.linalg.norm(c.coord[i] - c.coord[j])), 3)}
         for i, j in pairs
@@ -43,11 +50,18 @@ def _pairs_metadata(c, pairs) -> list[dict]:
 
 
 class ResidueLigandTask(TaskGenerator):
-    """T4: ``No`` or ``Yes: ARG NH2, O1B; ARG NE, O2G`` for one residue drawn with the ligand."""
+    """T4 (:class:`misi_tasks.spec.hbonds.ResidueLigandSpec`): one residue drawn with the ligand."""
 
     name = "residue-ligand"
-    counts = {"train": 2, "test": 1}
-    defaults = {"hard_negatives": True}
+
+    def prompt(self, pdb_id: str, residue: str, **lab) -> str:
+        labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
+        return " ".join([
+            conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels),
+            image_list(VIEWS6),
+            self.spec.ask(residue=residue),
+            self.spec.answer_sentence(),
+        ])
 
     def _candidates(self, scene: Scene):
         c = scene.complex
@@ -60,7 +74,7 @@ class ResidueLigandTask(TaskGenerator):
         positives = [int(r) for r in residues if r in bonded]
         negatives = [int(r) for r in residues if r not in bonded]
         pool = "any"
-        if self.params["hard_negatives"]:
+        if self.spec.hard_negatives:
             dist = cKDTree(c.coord[heavy & c.is_ligand]).query(c.coord, k=1)[0]
             near = set(np.unique(c.res_index[pocket_heavy & (dist <= HARD_NEGATIVE_CUTOFF)]).tolist())
             hard = [r for r in negatives if r in near]
@@ -84,19 +98,18 @@ class ResidueLigandTask(TaskGenerator):
             views = scene.render(SIX_VIEWS, complex_=sub, camera=cam, atom_label_residue=res,
                                  key_atoms=sub.res_index == res)
             res_pairs = [(i, j) for i, j in pairs if c.res_index[i] == res]
-            body = format_t4([b for b in scene.hbonds if c.res_index[b.pair[0]] == res], c)
-            answer = f"Yes: {body}" if body else "No"
+            answer = str(t4_bonds([b for b in scene.hbonds if c.res_index[b.pair[0]] == res], c))
             first = int(np.flatnonzero(c.res_index == res)[0])
             residue = scene.residue_label(first)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer=answer,
                 metadata={"label": label, "residue": residue, "res_index": res,
                           "chain": str(c.chain_id[first]) or "?", "hbonds": _pairs_metadata(c, res_pairs),
-                          "hard_negatives": bool(self.params["hard_negatives"]),
+                          "hard_negatives": bool(self.spec.hard_negatives),
                           "negative_pool": pool if label == "negative" else None, "camera": cam.to_dict()},
             )
             item.renders = {"views": views, "complex": sub, "images": views}
@@ -105,7 +118,8 @@ class ResidueLigandTask(TaskGenerator):
 
 
 def _move_text(dx: int, dy: int) -> str:
-    return f"move x {dx}, move y {dy}"
+    """A T8 option: ``"move x 7, move y 5"``."""
+    return format_commands([Move("x", dx), Move("y", dy)])
 
 
 def t8_decoys(dx: int, dy: int, rng: np.random.Generator) -> list[tuple[int, int]]:
@@ -140,7 +154,10 @@ class InteractionLocationTask(TaskGenerator):
     """T8: which move brings the midpoint of a named H-bond to the screen centre (front view)."""
 
     name = "interaction-location"
-    counts = {"train": 2, "test": 1}
+
+    def prompt(self, pdb_id: str, bond: str, **lab) -> str:
+        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(bond=bond), OPTIONS_MARK,
+                         self.spec.answer_sentence()])
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex
@@ -156,7 +173,7 @@ class InteractionLocationTask(TaskGenerator):
                 continue
             answers.add((dx, dy))
             chain = str(c.chain_id[i])
-            bond = (f"atom {c.atom_name[i]} of {c.res_name[i]} {c.res_id[i]}{c.ins_code[i]} "
+            bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], _res_num(c, i))} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
             options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(dx, dy, rng)]
             # the bond's two atoms: their labels first, and no other label may hide them
@@ -165,7 +182,7 @@ class InteractionLocationTask(TaskGenerator):
             views = scene.render(SIX_VIEWS, key_atoms=key)
             item = self.new_item(
                 scene, ctx, len(items),
-                question=PROMPTS[self.name](pdb_id=scene.pdb_id, bond=bond, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, bond=bond, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer="A",
@@ -189,20 +206,22 @@ class PocketLigandTask(TaskGenerator):
     """T9: every pocket–ligand H-bond, ``ASN 460 ND2 A, O2; GLU 537 OE1 A, O2``."""
 
     name = "pocket-ligand"
-    counts = {"train": 1, "test": 1}
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(), self.spec.answer_sentence()])
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex
-        answer = format_t9(scene.hbonds, c)
-        if not answer:
+        truth = t9_bonds(scene.hbonds, c)
+        if not truth.bonds:
             raise TaskSkipped("no pocket-ligand H-bond")
         views = scene.base_views(SIX_VIEWS)
         item = self.new_item(
             scene, ctx, 0,
-            question=PROMPTS[self.name](scene.pdb_id, **scene.label_fields()),
+            question=self.prompt(pdb_id=scene.pdb_id, **scene.label_fields()),
             images=scene.pngs(views),
             image_roles=list(SIX_VIEWS),
-            answer=answer,
+            answer=str(truth),
             metadata={"hbonds": _pairs_metadata(c, hbond_pairs(scene.hbonds, c)), "camera": scene.camera.to_dict()},
         )
         item.renders = {"views": views, "images": views}

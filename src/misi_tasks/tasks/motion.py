@@ -20,20 +20,14 @@ import numpy as np
 from dataclasses import replace
 
 from misi_geom import THREE_VIEWS, Camera
-from misi_tasks.tasks.commands import Command, Move, Roll
+from misi_tasks.spec.answers import Command, Move, Roll
 from misi_tasks.spec.items import Item
-from misi_tasks.tasks.prompts import PROMPTS
+from misi_tasks.tasks.commands import command_motion
+from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
-__all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "angle_choices",
-           "zoom_camera", "zoom_separation_px"]
-
-
-def angle_choices(max_angle: int = 90, step: int = 15) -> np.ndarray:
-    """Non-zero multiples of ``step`` in [-max_angle, max_angle] (int64)."""
-    a = np.arange(-max_angle, max_angle + 1, step)
-    return a[a != 0]
+__all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "zoom_camera", "zoom_separation_px"]
 
 
 class SingleMotionTask(TaskGenerator):
@@ -61,12 +55,12 @@ class SingleMotionTask(TaskGenerator):
         before = self.before_views(scene)
         items = []
         for k, cmd in enumerate(self.sample_commands(scene, ctx, rng)):
-            motion = cmd.motion(center=np.zeros(3))  # rolls turn about the complex's centroid
+            motion = command_motion(cmd, center=np.zeros(3))  # rolls turn about the complex's centroid
             cam = self.after_camera(scene, cmd)
             (after,) = scene.render(["front"], camera=cam, motion=motion)
             item = self.new_item(
                 scene, ctx, k,
-                question=PROMPTS[self.name](**self.prompt_fields(scene)),
+                question=self.prompt(**self.prompt_fields(scene)),
                 images=scene.pngs(before) + [scene.png(after)],
                 image_roles=["front", "left", "top", "front after"],
                 answer=str(cmd),
@@ -83,36 +77,47 @@ class SingleMotionTask(TaskGenerator):
 
 
 class TranslationTask(SingleMotionTask):
-    """T1: ``move x 3``; per split ``count`` items per axis (x and y), d in [-4, 4] Å, d != 0."""
+    """T1 (:class:`misi_tasks.spec.motion.TranslationSpec`): ``count`` items per axis."""
 
     name = "translation"
-    counts = {"train": 2, "test": 1}
-    defaults = {"axes": ("x", "y"), "max_distance": 4}
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(VIEWS3 + ["the front view after the complex was moved along one axis"]),
+            self.spec.ask(),
+            self.spec.answer_sentence(),
+        ])
 
     def camera(self, scene):  # room for the largest move: every atom stays in frame after it
-        return scene.camera_with_margin(self.params["max_distance"])
+        return scene.camera_with_margin(self.spec.max_distance)
 
     def before_views(self, scene):
-        return scene.base_views(THREE_VIEWS, margin_A=self.params["max_distance"])
+        return scene.base_views(THREE_VIEWS, margin_A=self.spec.max_distance)
 
     def sample_commands(self, scene, ctx, rng):
-        values = np.arange(-self.params["max_distance"], self.params["max_distance"] + 1)
-        values = values[values != 0]
+        values = np.array(self.spec.distances())
         n = min(self.count(ctx.split), len(values))
-        return [Move(axis, int(d)) for axis in self.params["axes"] for d in rng.choice(values, n, replace=False)]
+        return [Move(axis, int(d)) for axis in self.spec.axes for d in rng.choice(values, n, replace=False)]
 
 
 class RotationTask(SingleMotionTask):
-    """T2: ``roll y -30``; ``count`` items per axis (x, y, z), multiples of 15° in [-90, 90], != 0."""
+    """T2 (:class:`misi_tasks.spec.motion.RotationSpec`): ``count`` items per axis."""
 
     name = "rotation"
-    counts = {"train": 2, "test": 1}
-    defaults = {"axes": ("x", "y", "z"), "max_angle": 90, "step": 15}
+
+    def prompt(self, pdb_id: str, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(VIEWS3 + ["the front view after the complex was turned about one axis through its centre"]),
+            self.spec.ask(),
+            self.spec.answer_sentence(),
+        ])
 
     def sample_commands(self, scene, ctx, rng):
-        values = angle_choices(self.params["max_angle"], self.params["step"])
+        values = np.array(self.spec.angles())
         n = min(self.count(ctx.split), len(values))
-        return [Roll(axis, int(a)) for axis in self.params["axes"] for a in rng.choice(values, n, replace=False)]
+        return [Roll(axis, int(a)) for axis in self.spec.axes for a in rng.choice(values, n, replace=False)]
 
 
 def zoom_camera(camera: Camera) -> Camera:
@@ -132,7 +137,7 @@ def zoom_separation_px(camera: Camera, cam_points: np.ndarray, d1: float, d2: fl
     """
     shots = []
     for d in (d1, d2):
-        s = camera.zoomed(d).project(Move("z", d).motion().apply(cam_points))
+        s = camera.zoomed(d).project(command_motion(Move("z", d)).apply(cam_points))
         inside = s.in_front & (s.x_px >= 0) & (s.x_px < camera.size) & (s.y_px >= 0) & (s.y_px < camera.size)
         shots.append((s.x_px, s.y_px, inside))
     both = shots[0][2] & shots[1][2]
@@ -142,7 +147,7 @@ def zoom_separation_px(camera: Camera, cam_points: np.ndarray, d1: float, d2: fl
 
 
 class ZoomingTask(SingleMotionTask):
-    """T3: ``move z 47``; d in [40, 60] Å, integer; the prompt states D (0.1 Å).
+    """T3 (:class:`misi_tasks.spec.motion.ZoomingSpec`): the prompt states D (0.1 Å).
 
     A zoom is not asked when it would bring the centre within ``min_gap`` Å of the camera, leave
     fewer than ``min_atoms_in_frame`` heavy atoms inside the after image, or look the same as a
@@ -150,9 +155,6 @@ class ZoomingTask(SingleMotionTask):
     """
 
     name = "zooming"
-    counts = {"train": 4, "test": 2}
-    defaults = {"min_distance": 40, "max_distance": 60, "min_gap": 5.0, "min_atoms_in_frame": 10,
-                "min_separation": 0.005}
 
     def camera(self, scene: Scene) -> Camera:
         return zoom_camera(scene.camera)
@@ -165,32 +167,40 @@ class ZoomingTask(SingleMotionTask):
     def prompt_fields(self, scene: Scene) -> dict:
         return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1), **scene.label_fields()}
 
+    def prompt(self, pdb_id: str, distance_A: float, **lab) -> str:
+        return " ".join([
+            conventions(pdb_id, **lab),
+            image_list(VIEWS3 + ["the front view after the complex was moved toward you along Z"]),
+            self.spec.ask(distance_A=distance_A),
+            self.spec.answer_sentence(),
+        ])
+
     def _allowed(self, scene: Scene, d: int) -> bool:
-        p = self.params
+        p = self.spec
         cam = self.camera(scene)
-        if cam.distance - d < p["min_gap"]:
+        if cam.distance - d < p.min_gap:
             return False
         heavy = scene.camera_frame("front")[~scene.complex.is_hydrogen]
-        s = cam.zoomed(d).project(Move("z", d).motion().apply(heavy))
+        s = cam.zoomed(d).project(command_motion(Move("z", d)).apply(heavy))
         inside = s.in_front & (s.x_px >= 0) & (s.x_px < cam.size) & (s.y_px >= 0) & (s.y_px < cam.size)
-        if int(inside.sum()) < p["min_atoms_in_frame"]:
+        if int(inside.sum()) < p.min_atoms_in_frame:
             return False
-        need = p["min_separation"] * cam.size
-        neighbours = [n for n in (d - 1, d + 1) if p["min_distance"] <= n <= p["max_distance"]]
+        need = p.min_separation * cam.size
+        neighbours = [n for n in (d - 1, d + 1) if p.min_distance <= n <= p.max_distance]
         # a neighbour at the camera itself (no valid image) is as different as can be
         return all(cam.distance - n < 1.5 or zoom_separation_px(cam, heavy, d, n) >= need for n in neighbours)
 
     def sample_commands(self, scene, ctx, rng):
-        p = self.params
-        values = np.array([d for d in range(p["min_distance"], p["max_distance"] + 1) if self._allowed(scene, d)])
+        p = self.spec
+        values = np.array([d for d in p.distances() if self._allowed(scene, d)])
         if len(values) == 0:
             raise TaskSkipped(
-                f"no zoom in [{p['min_distance']}, {p['max_distance']}] Å keeps the centre {p['min_gap']:g} Å from "
-                f"the camera (distance {scene.camera.distance:.1f} Å), {p['min_atoms_in_frame']} atoms in frame "
+                f"no zoom in [{p.min_distance}, {p.max_distance}] Å keeps the centre {p.min_gap:g} Å from "
+                f"the camera (distance {scene.camera.distance:.1f} Å), {p.min_atoms_in_frame} atoms in frame "
                 f"and a visible difference from its neighbours"
             )
         n = min(self.count(ctx.split), len(values))
         return [Move("z", int(d)) for d in np.sort(rng.choice(values, n, replace=False))]
 
     def after_camera(self, scene, cmd):
-        return self.camera(scene).zoomed(cmd.distance)
+        return self.camera(scene).zoomed(cmd.dist_A)

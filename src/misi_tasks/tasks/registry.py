@@ -16,6 +16,8 @@ import numpy as np
 
 from misi_tasks.spec.items import Item
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
+from misi_tasks.spec.registry import SPECS, task_spec
+from misi_tasks.spec.taskspec import TaskSpec
 from misi_tasks.tasks.scene import RenderSettings, Scene
 from misi_tasks.tasks.seeding import rng_for
 
@@ -48,14 +50,13 @@ class GenContext:
 class TaskGenerator:
     """Base of the task generators.
 
-    A subclass declares ``name`` (a registry name), ``counts`` (items per complex per split, or per
-    axis where the task says so) and ``defaults`` (its parameters, overridable per run), and
-    implements :meth:`make_items`.
+    A subclass declares ``name`` (a registry name) and implements :meth:`make_items`.  Everything
+    else about its task (parameters and their defaults, counts, prompt, answer form) is the task's
+    spec (:mod:`misi_tasks.spec.taskspec`): ``TaskGenerator(**params)`` builds that spec with
+    ``params`` overriding its defaults, and the generator samples from ``self.spec``.
     """
 
     name: ClassVar[str] = ""
-    counts: ClassVar[dict[str, int]] = {"train": 1, "test": 1}
-    defaults: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -65,17 +66,18 @@ class TaskGenerator:
             REGISTRY[cls.name] = cls
 
     def __init__(self, **params: Any) -> None:
-        unknown = set(params) - set(self.defaults) - {"count"}
-        if unknown:
-            raise ValueError(
-                f"task {self.name!r} has no parameter(s) {', '.join(sorted(unknown))}; "
-                f"valid: {', '.join(sorted(self.defaults)) or 'none'} (and count)"
-            )
-        self.params = {**self.defaults, **params}
+        self.spec: TaskSpec = task_spec(self.name, params)
+        #: every parameter's value (the spec's fields)
+        self.params: dict[str, Any] = self.spec.params()
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """The task's parameters and their defaults (from its spec)."""
+        return SPECS[cls.name].defaults()
 
     def count(self, split: str) -> int:
         """Items (or items per axis) per complex for ``split``."""
-        return int(self.params.get("count", self.counts[split]))
+        return self.spec.items_per_complex(split)
 
     def generate(self, scene: Scene, ctx: GenContext) -> list[Item]:
         """Items for one complex; deterministic in (seed, task, complex id)."""
@@ -92,9 +94,17 @@ class TaskGenerator:
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         raise NotImplementedError
 
+    def prompt(self, **fields: Any) -> str:
+        """An item's prompt: what its images show (:mod:`misi_tasks.tasks.prompts`) around the
+        spec's question and answer format."""
+        raise NotImplementedError
+
     def new_item(self, scene: Scene, ctx: GenContext, index: int, **fields: Any) -> Item:
         meta = fields.pop("metadata", {})
         meta = {"render": ctx.settings.to_dict(), "seed": ctx.seed, **meta}
+        overrides = self.spec.overrides()
+        if overrides:  # the parameters travel with the item, so the scorer rebuilds this spec
+            meta["task_params"] = overrides
         return Item(task=self.name, split=ctx.split, complex_id=scene.pdb_id, index=index, metadata=meta, **fields)
 
 

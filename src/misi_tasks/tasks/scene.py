@@ -21,7 +21,8 @@ import numpy as np
 
 from misi_geom import SE3, Camera, Complex, fit_camera, view_rotation
 from misi_render import RenderedView, encode_png, moved_front_frame, render_views
-from misi_render.labels import pocket_has_chains, residue_label, with_unique_ligand_labels
+from misi_render.labels import pocket_has_chains, with_unique_ligand_labels
+from misi_tasks.spec.answers import residue_label
 
 __all__ = ["RenderSettings", "Scene"]
 
@@ -92,7 +93,9 @@ class Scene:
 
     def residue_label(self, i: int) -> str:
         """The label of atom ``i``'s residue as the images show it (``"ASP 29"`` or ``"ASP 29 A"``)."""
-        return residue_label(self.complex, i, self.residue_chain)
+        c = self.complex
+        return residue_label(str(c.res_name[i]), f"{c.res_id[i]}{c.ins_code[i]}",
+                             str(c.chain_id[i]) if self.residue_chain else None)
 
     def label_fields(self) -> dict:
         """Prompt fields describing this scene's labels (see :func:`misi_tasks.tasks.prompts.conventions`)."""

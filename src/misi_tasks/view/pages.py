@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from misi_tasks.spec.names import TASK_CODES
+from misi_tasks.spec.registry import DEFAULT_SPECS
 
 __all__ = [
     "ItemView",
@@ -29,18 +30,8 @@ __all__ = [
     "task_page",
 ]
 
-#: One line per task for the index cards: what is asked and the form of the answer.
-TASK_BLURBS: dict[str, str] = {
-    "translation": "How far did the complex move along x or y? Answer: move x 3",
-    "rotation": "By how much did the complex roll about x, y or z? Answer: roll y -30",
-    "zooming": "How far did the camera move along z? Answer: move z 47",
-    "residue-ligand": "Does this residue hydrogen-bond the ligand, and through which atoms? Answer: No / Yes: ARG NH2, O1B",
-    "translation-rotation": "Which image shows a second complex after the same move and roll? Answer: A-D",
-    "rotation-rotation": "Which image shows the complex after the same two rolls? Answer: A-D",
-    "docking": "How must the ligand roll and move to dock back into its pocket? Answer: roll x 75, move x -14",
-    "interaction-location": "Where on screen is the hydrogen bond? Answer: A-D",
-    "pocket-ligand": "List every pocket-ligand hydrogen bond. Answer: ASN 460 ND2 A, O2; ...",
-}
+#: One line per task for the index cards: what is asked and the form of the answer (from its spec).
+TASK_BLURBS: dict[str, str] = {name: spec.blurb() for name, spec in DEFAULT_SPECS.items()}
 
 
 @dataclass

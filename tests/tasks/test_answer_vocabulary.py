@@ -1,0 +1,68 @@
+"""One answer vocabulary: the value types that write answers also read them back, and the
+residue label of prompts and answers is the one the renderer draws."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from misi_geom import load_complex
+from misi_geom.samples import sample_dirs
+from misi_render.labels import residue_label as drawn_label
+from misi_tasks.spec.answers import BondList, Choice, Docking, Move, Roll, bond_t4, bond_t9, residue_label
+
+_axes = st.sampled_from("xyz")
+_ints = st.integers(-500, 500)
+_names = st.from_regex(r"[A-Z][A-Z0-9]{0,3}", fullmatch=True)
+
+
+@given(_axes, _ints, _axes, _ints)
+def test_commands_read_back_what_they_write(a1, v1, a2, v2):
+    for value in (Move(a1, v1), Roll(a2, v2), Docking(Roll(a1, v1), Move("x", v2))):
+        assert type(value).parse(str(value)) == value
+        assert type(value).parse(f"I think: {value}.").text == str(value)
+
+
+@given(st.lists(st.tuples(_names, st.integers(1, 9999), _names, st.sampled_from(["A", "B", ""]), _names),
+                min_size=1, max_size=4, unique=True))
+def test_bond_lists_read_back_what_they_write(bonds):
+    t9 = BondList(tuple(bond_t9(r, str(n), a, c, lig) for r, n, a, c, lig in bonds), with_yes=False)
+    assert set(BondList.parse(str(t9), with_yes=False).bonds) == set(t9.bonds)
+    t4 = BondList(tuple(dict.fromkeys(bond_t4(r, a, lig) for r, _, a, _, lig in bonds)), with_yes=True)
+    assert str(t4).startswith("Yes: ") and BondList.parse(str(t4)).bonds == t4.bonds
+    assert BondList.parse(str(BondList((), with_yes=True))) == BondList((), with_yes=True)
+
+
+@pytest.mark.parametrize("letter", "ABCD")
+def test_choice_reads_back_what_it_writes(letter):
+    assert Choice.parse(f"The answer is {Choice(letter)}.") == Choice(letter)
+
+
+@pytest.mark.parametrize("directory", sample_dirs(), ids=lambda d: d.name)
+def test_prompt_residue_label_is_the_drawn_one(directory):
+    c = load_complex(directory)
+    for i in range(len(c)):
+        num = f"{c.res_id[i]}{c.ins_code[i]}"
+        assert residue_label(str(c.res_name[i]), num) == drawn_label(c, i)
+        assert residue_label(str(c.res_name[i]), num, str(c.chain_id[i])) == drawn_label(c, i, True)
+
+
+def test_task_names_codes_and_choice_tasks_come_from_the_declarations():
+    from typing import get_args
+
+    from misi_tasks.spec.names import MC_TASKS, TASK_CODES, TaskName
+    from misi_tasks.spec.registry import SPECS
+
+    assert TASK_CODES == {"translation": "T1", "rotation": "T2", "zooming": "T3", "residue-ligand": "T4",
+                          "translation-rotation": "T5", "rotation-rotation": "T6", "docking": "T7",
+                          "interaction-location": "T8", "pocket-ligand": "T9"}
+    assert set(get_args(TaskName)) == set(SPECS) == set(TASK_CODES)
+    assert MC_TASKS == {"translation-rotation", "rotation-rotation", "interaction-location"}
+
+
+@pytest.mark.parametrize("text, with_yes", [("Yes: ALA NO, A", True), ("ALA 1 N A, NO", False),
+                                            ("GLU 5 NO ?, O1", False)])
+def test_an_atom_named_no_is_not_the_answer_no(text, with_yes):
+    assert str(BondList.parse(text, with_yes=with_yes)) == text
+    assert BondList.parse(f"{text}. Final answer: No.", with_yes=with_yes).bonds == ()
