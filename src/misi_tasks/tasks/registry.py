@@ -16,7 +16,8 @@ import numpy as np
 
 from misi_tasks.spec.items import Item
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
-from misi_tasks.tasks.scene import RenderSettings, Scene
+from misi_render import RenderOptions
+from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import rng_for
 
 __all__ = ["REGISTRY", "TaskGenerator", "GenContext", "get_task", "TaskSkipped"]
@@ -39,7 +40,7 @@ class GenContext:
 
     seed: int = 0
     split: str = "test"
-    settings: RenderSettings = field(default_factory=RenderSettings)
+    settings: RenderOptions = field(default_factory=RenderOptions)
     partner_ids: tuple[str, ...] = ()
     partner: Callable[[str], Scene] | None = None
     keep_renders: bool = False
