@@ -43,16 +43,17 @@ STAGES = {
 
 def profile_one(input_dir: Path, size: int) -> None:
     from misi_geom import find_complex_dirs, load_complex
-    from misi_tasks.tasks.scene import RenderSettings, Scene
+    from misi_render import RenderOptions
+    from misi_tasks.tasks.scene import Scene
 
     dirs = find_complex_dirs(input_dir)
-    warm = Scene(load_complex(dirs[0]), RenderSettings(size=size))
+    warm = Scene(load_complex(dirs[0]), RenderOptions(size=size))
     generate_items(warm, ["translation", "residue-ligand"], keep_renders=False)  # compile / warm caches
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     prof.enable()
-    scene = Scene(load_complex(dirs[0]), RenderSettings(size=size))
-    partner = Scene(load_complex(dirs[1 % len(dirs)]), RenderSettings(size=size))
+    scene = Scene(load_complex(dirs[0]), RenderOptions(size=size))
+    partner = Scene(load_complex(dirs[1 % len(dirs)]), RenderOptions(size=size))
     items = generate_items(scene, TASK_NAMES, partners={partner.pdb_id: partner}, keep_renders=False)
     prof.disable()
     total = time.perf_counter() - t0

@@ -38,8 +38,8 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from misi_geom import SIX_VIEWS, Complex, fit_camera  # noqa: E402
-from misi_render import render_views, save_png, warm_up  # noqa: E402
+from misi_geom import SIX_VIEWS, Complex, fit_frame  # noqa: E402
+from misi_render import RenderOptions, render_views, save_png, warm_up  # noqa: E402
 from misi_render import render as _render  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "render"))
@@ -87,7 +87,7 @@ def median_ms(values: list[float]) -> float:
 
 def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path) -> dict:
     views = SIX_VIEWS[:n_views]
-    cam = fit_camera(c.coord[~c.is_hydrogen], size)
+    frame, options = fit_frame(c.coord[~c.is_hydrogen]), RenderOptions(size=size)
     scene = _render._prepare(c, "ball-and-stick")
     raster, labels, png, total = [], [], [], []
     peak = 0
@@ -95,11 +95,11 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
         # stages, timed one by one on the same inputs render_views uses
         t_r = t_l = t_p = 0.0
         for name in views:
-            screen = cam.project(cam.to_camera_frame(c.coord, name))
+            screen = options.project(frame, frame.to_camera_frame(c.coord, name))
             t0 = time.perf_counter()
-            image, visible = _render.draw_scene(scene, screen, cam)
+            image, visible = _render.draw_scene(scene, screen, frame, options)
             t1 = time.perf_counter()
-            image, _ = _render._draw_view_labels(c, scene, screen, visible, cam, image, residue_labels=True,
+            image, _ = _render._draw_view_labels(c, scene, screen, visible, size, image, residue_labels=True,
                                                  ligand_labels=True, atom_label_residue=None, key_atoms=None,
                                                  residue_chain=False)
             t2 = time.perf_counter()
@@ -110,7 +110,7 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
         if rep == 1:
             tracemalloc.start()
         t0 = time.perf_counter()
-        for v in render_views(c, views, size=size):
+        for v in render_views(c, views, options=options):
             save_png(v.image, out_dir / f"{v.name}.png")
         t1 = time.perf_counter()
         if rep == 1:
@@ -175,8 +175,8 @@ sys.path.insert(0, sys.argv[1])
 from scenes import load_sample
 c = load_sample("2pyy")
 t0 = time.perf_counter()
-from misi_render import render_views, save_png
-v, = render_views(c, ("front",), size=1024)
+from misi_render import RenderOptions, render_views, save_png
+v, = render_views(c, ("front",), options=RenderOptions(size=1024))
 save_png(v.image, sys.argv[2])
 print(time.perf_counter() - t0)
 """

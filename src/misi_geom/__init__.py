@@ -1,10 +1,10 @@
 """misi_geom: structures and geometry for misi.
 
 Complexes as flat numpy arrays (:class:`Complex`), PDBbind loading, SE(3) motions, canonical views,
-cameras and projection, and the geometric hydrogen-bond detector.
+camera frames (in Å; pixels are ``misi_render``'s), and the geometric hydrogen-bond detector.
 """
 
-from misi_geom.camera import Camera, Projection, ScreenCoords, fit_camera
+from misi_geom.camera import CameraFrame, fit_frame
 from misi_geom.complex import (
     Complex,
     Residue,
@@ -61,19 +61,17 @@ __all__ = [
     "hbond_pairs",
     "PairVerdict",
     "Axis",
-    "Camera",
+    "CameraFrame",
     "Complex",
     "MisiInputError",
-    "Projection",
     "Residue",
     "SE3",
     "SIX_VIEWS",
-    "ScreenCoords",
     "THREE_VIEWS",
     "VIEW_NAMES",
     "ViewName",
     "find_complex_dirs",
-    "fit_camera",
+    "fit_frame",
     "load_complex",
     "load_complexes",
     "LoadFailure",

@@ -40,7 +40,8 @@ from importlib import resources
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from misi_geom import Complex, ScreenCoords, residue_starts
+from misi_geom import Complex, residue_starts
+from misi_render.screen import ScreenCoords
 from misi_render._layout import composite, composite_rows, place_boxes
 
 __all__ = [

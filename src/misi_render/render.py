@@ -1,8 +1,8 @@
 """``render_views``: labelled ball-and-stick / space-filling images of a complex, one per view.
 
-Pipeline per view: model coordinates -> front camera frame (centred on the camera's centre) ->
+Pipeline per view: model coordinates -> front camera frame (centred on the frame's centre) ->
 the optional motion on the masked atoms, in that *front* frame -> the view rotation ->
-:meth:`misi_geom.Camera.project` -> numba rasterizer (:mod:`misi_render._raster`) -> labels
+:meth:`RenderOptions.project` (pixels) -> numba rasterizer (:mod:`misi_render._raster`) -> labels
 (:mod:`misi_render.labels`).  The motion moves the 3-D object once, before any view turns it, so
 every view of one call shows the same moved object (rotations do not commute: a motion applied in
 each view's own screen axes would move the object differently in every view).  For the front view
@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from misi_geom import SE3, Camera, Complex, ScreenCoords, fit_camera, view_rotation
-from misi_geom.camera import Projection
+from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
 from misi_render import labels as _labels
+from misi_render.options import RenderOptions, Style
+from misi_render.screen import ScreenCoords
 from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
 __all__ = ["RenderedView", "Style", "render_views", "moved_front_frame", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
-
-Style = Literal["ball-and-stick", "spacefill"]
 
 #: Tile edge in pixels for the rasterizer.
 TILE = 64
@@ -57,12 +56,15 @@ class RenderedView:
     name : str
         View name (``"front"``, ...) or ``"custom"`` for a rotation matrix.
     image : ndarray, dtype=uint8, shape=(size, size, 3)
-    screen : misi_geom.ScreenCoords
+    screen : misi_render.ScreenCoords
         Projection of *all* atoms of the complex, aligned with its rows.
     visible : ndarray, dtype=bool, shape=(N,)
         Heavy atom drawn and owning its centre pixel (not occluded); False for hydrogens and
         off-screen atoms.
-    camera : misi_geom.Camera
+    frame : misi_geom.CameraFrame
+        What the image shows, in Å.
+    options : RenderOptions
+        How it was drawn (size, projection, style, labels).
     view : ndarray, dtype=float64, shape=(3, 3)
         The view rotation, applied after the motion (see :func:`render_views`).
     labels : tuple of misi_render.labels.PlacedLabel
@@ -73,9 +75,20 @@ class RenderedView:
     image: np.ndarray
     screen: ScreenCoords
     visible: np.ndarray
-    camera: Camera
+    frame: CameraFrame
+    options: RenderOptions
     view: np.ndarray
     labels: tuple = ()
+
+    @property
+    def size(self) -> int:
+        """Image width = height in pixels."""
+        return self.options.size
+
+    @property
+    def scale(self) -> float:
+        """Pixels per Å in the frame's centre plane at zoom 0."""
+        return self.options.scale(self.frame)
 
     def png_bytes(self) -> bytes:
         """The image encoded as PNG (see :func:`misi_render.encode_png`)."""
@@ -119,13 +132,15 @@ def _prepare(c: Complex, style: str) -> _Scene:
 
 
 def draw_scene(
-    scene: _Scene, screen: ScreenCoords, camera: Camera, parallel: bool | None = None
+    scene: _Scene, screen: ScreenCoords, frame: CameraFrame, options: RenderOptions, parallel: bool | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rasterize one projected scene; returns ``(image uint8 (size, size, 3), visible bool (N,))``.
 
-    ``parallel`` picks the multi-threaded kernel (default :data:`PARALLEL`); the pixels are the same.
+    ``screen`` is ``options.project(frame, ...)``; ``frame`` and ``options`` also fix the depth-cue
+    range.  ``parallel`` picks the multi-threaded kernel (default :data:`PARALLEL`); the pixels are
+    the same.
     """
-    size = int(camera.size)
+    size = options.size
     k = screen.px_per_A
     drawn = scene.drawn & screen.in_front & np.isfinite(k)
     cx = np.ascontiguousarray(screen.x_px, dtype=np.float64)
@@ -138,8 +153,8 @@ def draw_scene(
     bond_a = np.ascontiguousarray(b[:, 0])
     bond_b = np.ascontiguousarray(b[:, 1])
     bond_r = np.ascontiguousarray(scene.stick_A[keep] * 0.5 * (kk[bond_a] + kk[bond_b]))
-    k_ref = camera.scale * (camera.magnification if camera.projection == "orthographic" else 1.0)
-    z_near, z_far = camera.radius * k_ref, -camera.radius * k_ref
+    k_ref = options.scale(frame) * (frame.magnification if options.projection == "orthographic" else 1.0)
+    z_near, z_far = frame.radius * k_ref, -frame.radius * k_ref
     image = np.zeros((size, size, 3), dtype=np.uint8)
     visible = np.zeros(len(cx), dtype=np.bool_)
     kernel = rasterize_parallel if (PARALLEL if parallel is None else parallel) else rasterize
@@ -163,19 +178,17 @@ def render_views(
     complex: Complex,
     views: Sequence[str | np.ndarray] = ("front",),
     *,
-    size: int = 1024,
-    camera: Camera | None = None,
-    projection: Projection = "orthographic",
+    frame: CameraFrame | None = None,
+    options: RenderOptions = RenderOptions(),
     motion: SE3 | None = None,
     motion_mask: np.ndarray | None = None,
-    style: Style = "ball-and-stick",
-    residue_labels: bool = True,
-    ligand_labels: bool = True,
     atom_label_residue: int | None = None,
-    residue_chain: bool | None = None,
     key_atoms: np.ndarray | None = None,
 ) -> list[RenderedView]:
     """Render a complex (any slice) from one or more views.
+
+    *Where from* is ``frame`` (Å, geometry), *how* is ``options`` (pixels, projection, style,
+    labels); the remaining arguments say what this call is about.
 
     Parameters
     ----------
@@ -184,28 +197,21 @@ def render_views(
     views : sequence of str or (3, 3) arrays
         View names (``"front"``, ``"left"``, ``"top"``, ``"back"``, ``"right"``, ``"bottom"``) or
         rotation matrices applied to the centred model coordinates before projection.
-    size : int
-        Image size in pixels; used only when ``camera`` is None.
-    camera : misi_geom.Camera, optional
-        Default: :func:`misi_geom.fit_camera` on the heavy-atom coordinates.
-    projection : {"orthographic", "perspective"}
-        Used only when ``camera`` is None.
+    frame : misi_geom.CameraFrame, optional
+        Default: :func:`misi_geom.fit_frame` on the heavy-atom coordinates.
+    options : RenderOptions
+        Image size, projection, style and labels (default: 1024 px, orthographic, ball-and-stick,
+        residue and ligand labels, chain ids when the complex spans several chains).
     motion : misi_geom.SE3, optional
         Rigid motion of the masked atoms in the **front camera frame** (model axes, origin at the
-        camera's centre; X right, Y up, Z toward the viewer of the front view), applied *before*
+        frame's centre; X right, Y up, Z toward the viewer of the front view), applied *before*
         the view rotation.  Every view then shows the one moved 3-D object: the left view of a
         moved ligand is the front-frame moved ligand turned +90° about Y.  (The motion is never
         in a side view's own screen axes.)
     motion_mask : ndarray, dtype=bool, shape=(N,), optional
         Atoms the motion applies to (default all).
-    style : {"ball-and-stick", "spacefill"}
-    residue_labels, ligand_labels : bool
-        Label pocket residues (``"ASN 460"``) / ligand atoms (atom names).
     atom_label_residue : int, optional
         ``res_index`` of a residue whose heavy atoms get atom-name labels.
-    residue_chain : bool, optional
-        Residue labels carry the chain id (``"ASP 29 A"``).  Default: when the drawn pocket spans
-        more than one chain; pass the whole pocket's answer when drawing a slice of it.
     key_atoms : ndarray, dtype=bool, shape=(N,), optional
         The atoms a question is about: their labels are placed first, and any other label that
         would cover one of them (its drawn disc) is left out.
@@ -219,14 +225,14 @@ def render_views(
     --------
     >>> from misi_geom import Complex
     >>> c = Complex.from_atoms([[0.0, 0, 0], [1.4, 0, 0]], ["C", "O"], bonds=[(0, 1)])
-    >>> out = render_views(c, ("front", "left"), size=64, ligand_labels=False)
+    >>> out = render_views(c, ("front", "left"), options=RenderOptions(size=64, ligand_labels=False))
     >>> [v.name for v in out], out[0].image.shape, out[0].visible.tolist()
     (['front', 'left'], (64, 64, 3), [True, True])
     """
     if not isinstance(complex, Complex):
         raise TypeError(f"render_views expects a misi_geom.Complex, got {type(complex).__name__}")
-    if style not in ("ball-and-stick", "spacefill"):
-        raise ValueError(f"style must be 'ball-and-stick' or 'spacefill', got {style!r}")
+    if not isinstance(options, RenderOptions):
+        raise TypeError(f"options must be a misi_render.RenderOptions, got {type(options).__name__}")
     if isinstance(views, str) or (isinstance(views, np.ndarray) and views.shape == (3, 3)):
         views = [views]
     resolved = [_resolve_view(v) for v in views]
@@ -236,8 +242,8 @@ def render_views(
         raise ValueError("nothing to draw: the complex has no heavy atoms")
     if not np.all(np.isfinite(complex.coord[heavy])):
         raise ValueError("cannot draw atoms with non-finite coordinates")
-    if camera is None:
-        camera = fit_camera(complex.coord[heavy], size, projection=projection)
+    if frame is None:
+        frame = fit_frame(complex.coord[heavy])
     if motion_mask is not None:
         motion_mask = np.asarray(motion_mask)
         if motion_mask.dtype != np.bool_ or motion_mask.shape != (n,):
@@ -248,27 +254,28 @@ def render_views(
         key_atoms = np.asarray(key_atoms)
         if key_atoms.dtype != np.bool_ or key_atoms.shape != (n,):
             raise ValueError(f"key_atoms must be a bool array of shape ({n},), got {key_atoms.dtype} {key_atoms.shape}")
+    residue_chain = options.residue_chain
     if residue_chain is None:
         residue_chain = _labels.pocket_has_chains(complex)
-    label_opts = dict(residue_labels=residue_labels, ligand_labels=ligand_labels,
+    label_opts = dict(residue_labels=options.residue_labels, ligand_labels=options.ligand_labels,
                       atom_label_residue=atom_label_residue, residue_chain=bool(residue_chain), key_atoms=key_atoms)
-    scene = _prepare(complex, style)
-    front = moved_front_frame(complex.coord, camera, motion, motion_mask)
+    scene = _prepare(complex, options.style)
+    front = moved_front_frame(complex.coord, frame, motion, motion_mask)
     out = []
     for name, rot in resolved:
-        screen = camera.project(front @ rot.T)
-        image, visible = draw_scene(scene, screen, camera)
+        screen = options.project(frame, front @ rot.T)
+        image, visible = draw_scene(scene, screen, frame, options)
         placed: tuple = ()
-        if residue_labels or ligand_labels or atom_label_residue is not None:
-            image, placed = _draw_view_labels(complex, scene, screen, visible, camera, image, **label_opts)
+        if options.residue_labels or options.ligand_labels or atom_label_residue is not None:
+            image, placed = _draw_view_labels(complex, scene, screen, visible, options.size, image, **label_opts)
         image.setflags(write=False)
         visible.setflags(write=False)
-        out.append(RenderedView(name, image, screen, visible, camera, rot, placed))
+        out.append(RenderedView(name, image, screen, visible, frame, options, rot, placed))
     return out
 
 
 def moved_front_frame(
-    coord: np.ndarray, camera: Camera, motion: SE3 | None = None, motion_mask: np.ndarray | None = None
+    coord: np.ndarray, frame: CameraFrame, motion: SE3 | None = None, motion_mask: np.ndarray | None = None
 ) -> np.ndarray:
     """Front-camera-frame coordinates (Å) after ``motion`` of the ``motion_mask`` atoms.
 
@@ -279,7 +286,7 @@ def moved_front_frame(
     -------
     ndarray, dtype=float64, shape=(N, 3)
     """
-    pts = np.asarray(coord, dtype=np.float64) - camera.center
+    pts = np.asarray(coord, dtype=np.float64) - frame.center
     if motion is None:
         return pts
     if motion_mask is None:
@@ -289,14 +296,14 @@ def moved_front_frame(
     return pts
 
 
-def _draw_view_labels(c, scene, screen, visible, camera, image, *, atom_label_residue, key_atoms, **opts):
+def _draw_view_labels(c, scene, screen, visible, size, image, *, atom_label_residue, key_atoms, **opts):
     """Label one view into ``image`` (in place); returns ``(image, placed labels)``.
 
     :func:`misi_render.labels.draw_view_labels` gives the labels, placement and pixels of the
     reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
     """
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    placed = _labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, camera.size, image,
+    placed = _labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, size, image,
                                       atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     return image, placed
 
@@ -310,8 +317,9 @@ def warm_up() -> None:
         np.array([[0.0, 0.0, 0.0], [1.4, 0.0, 0.0], [2.0, 1.2, 0.0]]), ["C", "N", "O"],
         bonds=[(0, 1), (1, 2)], is_ligand=[False, False, True], res_index=[0, 0, 1],
     )  # fmt: skip
+    options = RenderOptions(size=32)
     for parallel in (False, True) if PARALLEL else (False,):
-        render_views(c, ("front",), size=32)
+        render_views(c, ("front",), options=options)
         scene = _prepare(c, "ball-and-stick")
-        cam = fit_camera(c.coord, 32)
-        draw_scene(scene, cam.project(cam.to_camera_frame(c.coord)), cam, parallel=parallel)
+        frame = fit_frame(c.coord)
+        draw_scene(scene, options.project(frame, frame.to_camera_frame(c.coord)), frame, options, parallel=parallel)

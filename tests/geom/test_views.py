@@ -6,13 +6,15 @@ Bottom = -90° about X.  Checked on every bundled complex and on random points.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from misi_geom import SIX_VIEWS, THREE_VIEWS, VIEW_NAMES, fit_camera, view_rotation
+from misi_geom import SIX_VIEWS, THREE_VIEWS, VIEW_NAMES, fit_frame, view_rotation
 from misi_geom.samples import SAMPLE_IDS
 
 X, Y, Z = 0, 1, 2
@@ -46,9 +48,10 @@ def test_view_rotations_are_exact_signed_permutations(view):
 
 
 def _camera_frame(coord: np.ndarray, view: str):
-    cam = fit_camera(coord)
-    screen = cam.project(cam.to_camera_frame(coord, view))
-    return cam, screen
+    """(frame, camera-frame coordinates as x_A right, y_A up, depth toward the viewer) in ``view``."""
+    frame = fit_frame(coord)
+    q = frame.to_camera_frame(coord, view)
+    return frame, SimpleNamespace(x_A=q[:, 0], y_A=q[:, 1], depth=q[:, 2])
 
 
 @pytest.mark.parametrize("pdb_id", SAMPLE_IDS)
@@ -63,9 +66,8 @@ def test_view_puts_the_expected_side_toward_the_viewer_real_complex(samples, pdb
     assert s.depth[np.argmin(model)] == pytest.approx(s.depth.min())
     r_axis, r_sign = VIEW_TABLE[view]["right"]
     u_axis, u_sign = VIEW_TABLE[view]["up"]
-    assert s.x_px[np.argmax(c.coord[:, r_axis] * r_sign)] == pytest.approx(s.x_px.max())
-    # screen y grows downward: "up" is the smallest pixel row
-    assert s.y_px[np.argmax(c.coord[:, u_axis] * u_sign)] == pytest.approx(s.y_px.min())
+    assert s.x_A[np.argmax(c.coord[:, r_axis] * r_sign)] == pytest.approx(s.x_A.max())
+    assert s.y_A[np.argmax(c.coord[:, u_axis] * u_sign)] == pytest.approx(s.y_A.max())
 
 
 @pytest.mark.parametrize("view", VIEW_NAMES)

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misi_geom import SIX_VIEWS, fit_camera
+from misi_geom import SIX_VIEWS, fit_frame
+from misi_render import RenderOptions
 from misi_render import render as _render
 from misi_render import labels as _labels
 from misi_render.labels import with_unique_ligand_labels
@@ -22,16 +23,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scenes import SAMPLE_IDS, load_sample  # noqa: E402
 
 
-def _reference(c, scene, screen, visible, camera, image, *, atom_label_residue, key_atoms, **opts):
+def _reference(c, scene, screen, visible, size, image, *, atom_label_residue, key_atoms, **opts):
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    reqs = _labels.label_requests(c, screen, visible, radius_px, camera.size,
+    reqs = _labels.label_requests(c, screen, visible, radius_px, size,
                                   atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     if not reqs:
         return image, ()
     key = np.zeros(len(c), dtype=bool) if key_atoms is None else key_atoms & scene.drawn & screen.in_front
     avoid = key | (visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue))))
     obstacles = np.column_stack([screen.x_px[avoid], screen.y_px[avoid]])
-    corners = _labels.place_labels(reqs, camera.size, obstacles)
+    corners = _labels.place_labels(reqs, size, obstacles)
     discs = np.column_stack([screen.x_px[key], screen.y_px[key]])
     reqs, corners = _labels.drop_labels_over(reqs, corners, discs, radius_px[key])
     return _labels.draw_labels(image, reqs, corners), _labels.placed_labels(reqs, corners)
@@ -55,31 +56,31 @@ def _options(c, rng):
 def test_fast_path_draws_the_reference_bytes(pdb_id, size, projection):
     c = with_unique_ligand_labels(load_sample(pdb_id))
     rng = np.random.default_rng(size)
-    cam = fit_camera(c.coord[~c.is_hydrogen], size, projection=projection)
+    frame, px = fit_frame(c.coord[~c.is_hydrogen]), RenderOptions(size=size, projection=projection)
     scene = _render._prepare(c, "ball-and-stick")
     views = SIX_VIEWS if size != 1024 else SIX_VIEWS[:2]
     for opts in _options(c, rng):
         for name in views:
-            screen = cam.project(cam.to_camera_frame(c.coord, name))
-            image, visible = _render.draw_scene(scene, screen, cam)
-            want_img, want_placed = _reference(c, scene, screen, visible, cam, image.copy(), **opts)
-            got_img, got_placed = _render._draw_view_labels(c, scene, screen, visible, cam, image.copy(), **opts)
+            screen = px.project(frame, frame.to_camera_frame(c.coord, name))
+            image, visible = _render.draw_scene(scene, screen, frame, px)
+            want_img, want_placed = _reference(c, scene, screen, visible, size, image.copy(), **opts)
+            got_img, got_placed = _render._draw_view_labels(c, scene, screen, visible, size, image.copy(), **opts)
             assert got_placed == want_placed, (pdb_id, name, opts)
             assert np.array_equal(got_img, want_img), (pdb_id, name, opts)
 
 
 def test_atlas_restarts_when_full_and_keeps_drawing_the_same(monkeypatch):
     c = load_sample("2pyy")
-    cam = fit_camera(c.coord[~c.is_hydrogen], 256)
+    frame, px = fit_frame(c.coord[~c.is_hydrogen]), RenderOptions(size=256)
     scene = _render._prepare(c, "ball-and-stick")
-    screen = cam.project(cam.to_camera_frame(c.coord, "front"))
-    image, visible = _render.draw_scene(scene, screen, cam)
+    screen = px.project(frame, frame.to_camera_frame(c.coord, "front"))
+    image, visible = _render.draw_scene(scene, screen, frame, px)
     opts = dict(residue_labels=True, ligand_labels=True, atom_label_residue=None, residue_chain=False, key_atoms=None)
-    want, _ = _reference(c, scene, screen, visible, cam, image.copy(), **opts)
+    want, _ = _reference(c, scene, screen, visible, 256, image.copy(), **opts)
     monkeypatch.setattr(_labels._Atlas, "MAX_PIXELS", 0)  # every lookup with a new text starts over
     monkeypatch.setattr(_labels, "_ATLAS", _labels._Atlas())
     for chain in (False, True, False):
-        got, _ = _render._draw_view_labels(c, scene, screen, visible, cam, image.copy(), **{**opts, "residue_chain": chain})
+        got, _ = _render._draw_view_labels(c, scene, screen, visible, 256, image.copy(), **{**opts, "residue_chain": chain})
     assert np.array_equal(got, want)
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from misi_geom import Camera, Complex
-from misi_render import atom_colors, encode_png, render_views, save_png
+from misi_geom import CameraFrame, Complex
+from misi_render import RenderOptions, atom_colors, encode_png, render_views, save_png
 from misi_render.labels import Label, draw_labels, font_path, font_px, label_requests, place_labels
 from misi_render.palette import hex_color
 
@@ -61,7 +61,7 @@ def test_font_size_scales_with_image_size():
 
 def test_labels_only_for_visible_atoms_and_the_right_texts():
     c = load_sample("2w9r")
-    (v,) = render_views(c, size=512, residue_labels=False, ligand_labels=False)
+    (v,) = render_views(c, options=RenderOptions(size=512, residue_labels=False, ligand_labels=False))
     radius = np.full(len(c), 3.0)
     res_idx = int(c.res_index[~c.is_ligand][0])
     reqs = label_requests(c, v.screen, v.visible, radius, 512, atom_label_residue=res_idx)
@@ -82,7 +82,7 @@ def test_labels_only_for_visible_atoms_and_the_right_texts():
 
 def test_label_text_has_insertion_code():
     c = Complex.from_atoms([[0.0, 0, 0]], ["C"], res_name="GLY", res_id=184, ins_code="A", is_ligand=False)
-    (v,) = render_views(c, size=64, residue_labels=False)
+    (v,) = render_views(c, options=RenderOptions(size=64, residue_labels=False))
     reqs = label_requests(c, v.screen, v.visible, np.full(1, 2.0), 64)
     assert [r.text for r in reqs] == ["GLY 184A"]
 
@@ -119,7 +119,7 @@ def test_labels_avoid_obstacles_when_possible():
 def test_labels_change_the_image_and_can_be_turned_off():
     c = load_sample("2pyy")
     plain, labelled = (
-        render_views(c, size=256, residue_labels=flag, ligand_labels=flag)[0].image for flag in (False, True)
+        render_views(c, options=RenderOptions(size=256, residue_labels=flag, ligand_labels=flag))[0].image for flag in (False, True)
     )
     assert (plain != labelled).any(axis=2).sum() > 500
 
@@ -127,8 +127,8 @@ def test_labels_change_the_image_and_can_be_turned_off():
 def test_hidden_atom_gets_no_label():
     # atom 1 sits right behind atom 0: only atom 0 is labelled
     c = Complex.from_atoms([[0.0, 0, 2.0], [0.0, 0, 0.0]], ["O", "C"], atom_name=["OFRONT", "CBACK"])
-    cam = Camera(center=np.zeros(3), radius=8.0, size=128)
-    (v,) = render_views(c, camera=cam, style="spacefill")
+    frame = CameraFrame(center=np.zeros(3), radius=8.0)
+    (v,) = render_views(c, frame=frame, options=RenderOptions(size=128, style="spacefill"))
     reqs = label_requests(c, v.screen, v.visible, np.full(2, 10.0), 128)
     assert [r.text for r in reqs] == ["OFRONT"]
 
@@ -150,7 +150,7 @@ def test_png_rejects_wrong_images():
 
 
 def test_save_png_is_atomic_and_complete(tmp_path):
-    (v,) = render_views(Complex.from_atoms([[0.0, 0, 0]], ["N"]), size=32)
+    (v,) = render_views(Complex.from_atoms([[0.0, 0, 0]], ["N"]), options=RenderOptions(size=32))
     path = save_png(v.image, tmp_path / "a.png")
     assert path.read_bytes() == v.png_bytes() == encode_png(v.image)
     assert [p.name for p in tmp_path.iterdir()] == ["a.png"]  # no temporary files left behind

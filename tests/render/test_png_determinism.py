@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from misi_geom import load_complex
-from misi_render import encode_png, render_views
+from misi_render import RenderOptions, encode_png, render_views
 import misi_render.png as png_module
 from misi_geom.samples import sample_root
 
@@ -30,9 +30,9 @@ _VIEWS = ("front", "left", "top", "back", "right", "bottom")
 @pytest.fixture(scope="module")
 def images() -> np.ndarray:
     """The six 1024 px views of one sample complex plus one view of two others."""
-    imgs = [v.image for v in render_views(load_complex(sample_root() / "1h1d"), _VIEWS, size=1024)]
+    imgs = [v.image for v in render_views(load_complex(sample_root() / "1h1d"), _VIEWS, options=RenderOptions(size=1024))]
     for cid in ("2w9r", "4cjq"):
-        imgs += [v.image for v in render_views(load_complex(sample_root() / cid), ("top",), size=1024)]
+        imgs += [v.image for v in render_views(load_complex(sample_root() / cid), ("top",), options=RenderOptions(size=1024))]
     return np.stack(imgs)
 
 

@@ -10,12 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from skimage.registration import phase_cross_correlation
 
-from misi_geom import SE3, Camera, Complex, rotation_matrix, view_rotation
-from misi_render import atom_colors, atom_radii, render_views
+from misi_geom import SE3, CameraFrame, Complex, rotation_matrix, view_rotation
+from misi_render import RenderOptions, atom_colors, atom_radii, render_views
 
 from .scenes import load_sample
 
-CAM = Camera(center=np.zeros(3), radius=10.0, size=128)  # 6.4 px per Å, centre (64, 64)
+CAM = CameraFrame(center=np.zeros(3), radius=10.0)  # at 128 px: 6.4 px per Å, centre (64, 64)
+BARE = dict(residue_labels=False, ligand_labels=False)
+
+
+def ro(size=128, **kw) -> RenderOptions:
+    """Render options at ``size`` px (default 128: :data:`CAM` then shows 6.4 px per Å)."""
+    return RenderOptions(size=size, **kw)
 
 
 def chroma(rgb) -> np.ndarray:
@@ -46,8 +52,8 @@ def sample() -> Complex:
 )
 def test_single_atom_centre_radius_and_colour(pos, element, style):
     c = atoms([pos], [element])
-    (v,) = render_views(c, camera=CAM, style=style, ligand_labels=False)
-    k = CAM.scale
+    (v,) = render_views(c, frame=CAM, options=ro(style=style, ligand_labels=False))
+    k = v.scale
     ex, ey = 64 + pos[0] * k, 64 - pos[1] * k
     assert v.screen.x_px[0] == pytest.approx(ex) and v.screen.y_px[0] == pytest.approx(ey)
     mask = v.image.max(axis=2) > 0
@@ -66,7 +72,7 @@ def test_single_atom_centre_radius_and_colour(pos, element, style):
 def test_nearer_atom_hides_the_farther_one(front):
     z = [3.0, 0.0] if front == 0 else [0.0, 3.0]
     c = atoms([[0.5, 0.5, z[0]], [0.5, 0.5, z[1]]], ["O", "N"])
-    (v,) = render_views(c, camera=CAM, style="spacefill", ligand_labels=False)
+    (v,) = render_views(c, frame=CAM, options=ro(style="spacefill", ligand_labels=False))
     palette = atom_colors(c)
     mask = v.image.max(axis=2) > 0
     # N is slightly larger than O: when O is in front a thin N rim may show, so check the core
@@ -80,7 +86,7 @@ def test_nearer_atom_hides_the_farther_one(front):
 @pytest.mark.parametrize("bonded", [True, False])
 def test_stick_drawn_between_bonded_atoms_only(bonded):
     c = atoms([[-1.6, 0.3, 0.0], [1.6, 0.3, 0.0]], ["C", "N"], bonds=[(0, 1)] if bonded else [])
-    (v,) = render_views(c, camera=CAM, ligand_labels=False)
+    (v,) = render_views(c, frame=CAM, options=ro(ligand_labels=False))
     y = int(v.screen.y_px[0])
     row = v.image[y]
     x0, x1 = v.screen.x_px
@@ -101,25 +107,26 @@ def test_stick_drawn_between_bonded_atoms_only(bonded):
 @settings(max_examples=6, deadline=None)
 @given(dx=st.integers(-4, 4), dy=st.integers(-4, 4))
 def test_translation_moves_the_image_by_d_times_scale(sample, dx, dy):
-    cam = Camera(center=sample.coord.mean(axis=0), radius=25.6, size=160)  # 3.125 px per Å
-    kw = dict(camera=cam, residue_labels=False, ligand_labels=False)
+    frame = CameraFrame(center=sample.coord.mean(axis=0), radius=25.6)  # 3.125 px per Å at 160 px
+    kw = dict(frame=frame, options=ro(160, **BARE))
     (a,) = render_views(sample, **kw)
     (b,) = render_views(sample, motion=SE3.translation([dx, dy, 0.0]), **kw)
+    assert a.scale == 3.125
     shift, _, _ = phase_cross_correlation(b.image.mean(axis=2), a.image.mean(axis=2), upsample_factor=4)
-    assert shift[0] == pytest.approx(-dy * cam.scale, abs=0.3)
-    assert shift[1] == pytest.approx(dx * cam.scale, abs=0.3)
-    assert np.allclose(b.screen.x_px - a.screen.x_px, dx * cam.scale)
+    assert shift[0] == pytest.approx(-dy * a.scale, abs=0.3)
+    assert shift[1] == pytest.approx(dx * a.scale, abs=0.3)
+    assert np.allclose(b.screen.x_px - a.screen.x_px, dx * a.scale)
 
 
 @settings(max_examples=8, deadline=None)
 @given(axis=st.sampled_from("xyz"), angle=st.integers(-6, 6), dx=st.integers(-8, 8), mask_ligand=st.booleans())
 def test_motion_is_in_the_front_frame_and_every_view_turns_the_moved_object(sample, axis, angle, dx, mask_ligand):
     """Issue 10: a motion moves the 3-D object once (front camera frame); each view then turns it."""
-    cam = Camera(center=sample.coord.mean(axis=0), radius=40.0, size=96)
+    cam = CameraFrame(center=sample.coord.mean(axis=0), radius=40.0)
     motion = SE3.rotation(axis, 15 * angle, center=[1.0, -2.0, 0.5]).then(SE3.translation([dx, 0.0, 0.0]))
     mask = sample.is_ligand if mask_ligand else None
     views = ["front", "left", "top", "back", "right", "bottom"]
-    out = render_views(sample, views, camera=cam, motion=motion, motion_mask=mask, residue_labels=False, ligand_labels=False)
+    out = render_views(sample, views, frame=cam, options=ro(96, **BARE), motion=motion, motion_mask=mask)
     moved = sample.coord - cam.center
     sel = slice(None) if mask is None else mask
     moved[sel] = motion.apply(moved[sel])
@@ -127,14 +134,13 @@ def test_motion_is_in_the_front_frame_and_every_view_turns_the_moved_object(samp
         turned = moved @ view_rotation(name).T
         assert np.allclose(np.column_stack([rv.screen.x_A, rv.screen.y_A, rv.screen.depth]), turned, atol=1e-9)
     # the same as rendering the moved complex without a motion
-    plain = render_views(sample.with_coord(moved + cam.center), views, camera=cam, residue_labels=False, ligand_labels=False)
+    plain = render_views(sample.with_coord(moved + cam.center), views, frame=cam, options=ro(96, **BARE))
     for a, b in zip(out, plain):
         assert np.allclose(a.screen.x_px, b.screen.x_px, atol=1e-9) and np.allclose(a.screen.y_px, b.screen.y_px, atol=1e-9)
 
 
 def test_rotation_about_z_rotates_the_image(sample):
-    cam = Camera(center=sample.coord.mean(axis=0), radius=28.0, size=160)
-    kw = dict(camera=cam, residue_labels=False, ligand_labels=False)
+    kw = dict(frame=CameraFrame(center=sample.coord.mean(axis=0), radius=28.0), options=ro(160, **BARE))
     a, b = render_views(sample, ["front", rotation_matrix("z", 90)], **kw)
     assert b.name == "custom"
     rotated = np.rot90(a.image)  # +90° about z (toward the viewer) turns the picture counter-clockwise
@@ -148,7 +154,7 @@ def test_rotation_about_z_rotates_the_image(sample):
 
 
 def test_recorded_coordinates_match_the_pixels(sample):
-    (v,) = render_views(sample, size=256, residue_labels=False, ligand_labels=False)
+    (v,) = render_views(sample, options=ro(256, **BARE))
     palette, inv = np.unique(atom_colors(sample), axis=0, return_inverse=True)
     idx = np.flatnonzero(v.visible)
     assert len(idx) > 50 and not v.visible[sample.is_hydrogen].any()
@@ -158,64 +164,63 @@ def test_recorded_coordinates_match_the_pixels(sample):
 
 def test_motion_mask_moves_only_the_ligand(sample):
     move = SE3.translation([3.0, 0.0, 0.0])
-    a, = render_views(sample, size=128, residue_labels=False, ligand_labels=False)
-    b, = render_views(sample, size=128, camera=a.camera, motion=move, motion_mask=sample.is_ligand,
-                      residue_labels=False, ligand_labels=False)  # fmt: skip
+    a, = render_views(sample, options=ro(**BARE))
+    b, = render_views(sample, frame=a.frame, options=a.options, motion=move, motion_mask=sample.is_ligand)
     d = b.screen.x_px - a.screen.x_px
     assert np.allclose(d[~sample.is_ligand], 0.0)
-    assert np.allclose(d[sample.is_ligand], 3.0 * a.camera.scale)
+    assert np.allclose(d[sample.is_ligand], 3.0 * a.scale)
 
 
 # --- determinism and edge cases -----------------------------------------------------------------
 def test_byte_identical_across_runs_and_thread_counts(sample):
     from misi_render import render as R
 
-    first = render_views(sample, ("front", "top"), size=256)
-    again = render_views(sample, ("front", "top"), size=256)
+    first = render_views(sample, ("front", "top"), options=ro(256))
+    again = render_views(sample, ("front", "top"), options=ro(256))
     for a, b in zip(first, again):
         assert a.png_bytes() == b.png_bytes()
-    cam, scene = first[0].camera, R._prepare(sample, "ball-and-stick")
+    frame, opts, scene = first[0].frame, first[0].options, R._prepare(sample, "ball-and-stick")
     screen = first[0].screen
-    serial = R.draw_scene(scene, screen, cam, parallel=False)
+    serial = R.draw_scene(scene, screen, frame, opts, parallel=False)
     old = numba.get_num_threads()
     try:
         for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
             numba.set_num_threads(threads)
-            par = R.draw_scene(scene, screen, cam, parallel=True)
+            par = R.draw_scene(scene, screen, frame, opts, parallel=True)
             assert np.array_equal(par[0], serial[0]) and np.array_equal(par[1], serial[1])
     finally:
         numba.set_num_threads(old)
 
 
 def test_one_atom_and_twenty_thousand_atoms():
-    (one,) = render_views(atoms([[1.0, 2.0, 3.0]], ["C"]), size=64)
+    (one,) = render_views(atoms([[1.0, 2.0, 3.0]], ["C"]), options=ro(64))
     assert one.visible.tolist() == [True] and one.image.max() > 0
     rng = np.random.default_rng(0)
     n = 20_000
     big = atoms(rng.uniform(-30, 30, (n, 3)), rng.choice(["C", "N", "O"], n), is_ligand=False)
-    (v,) = render_views(big, size=256, residue_labels=False)
+    (v,) = render_views(big, options=ro(256, residue_labels=False))
     assert v.image.shape == (256, 256, 3) and len(v.visible) == n and 0 < v.visible.sum() < n
 
 
 def test_all_atoms_outside_the_frame_gives_a_black_image():
     c = atoms([[0.0, 0, 0], [1.5, 0, 0]], ["C", "O"], bonds=[(0, 1)])
-    far = Camera(center=np.array([500.0, 0.0, 0.0]), radius=10.0, size=64)
-    (v,) = render_views(c, camera=far)
+    far = CameraFrame(center=np.array([500.0, 0.0, 0.0]), radius=10.0)
+    (v,) = render_views(c, frame=far, options=ro(64))
     assert v.image.max() == 0 and not v.visible.any()
     assert (v.screen.x_px < 0).all()
 
 
 def test_hydrogens_are_never_drawn():
     c = atoms([[0.0, 0, 0], [0.0, 0, 1.0]], ["C", "H"], bonds=[(0, 1)])  # H in front of C
-    (v,) = render_views(c, camera=CAM, style="spacefill", ligand_labels=False)
+    (v,) = render_views(c, frame=CAM, options=ro(style="spacefill", ligand_labels=False))
     assert v.visible.tolist() == [True, False]
     assert nearest(v.image[64, 64] / 255.0, atom_colors(c)[:1]) == 0
 
 
 def test_perspective_draws_nearer_atoms_larger():
     c = atoms([[-3.0, 0, 6.0], [3.0, 0, -6.0]], ["C", "C"])
-    (v,) = render_views(c, size=128, projection="perspective", style="spacefill", ligand_labels=False)
-    assert v.camera.projection == "perspective"
+    (v,) = render_views(c, options=ro(projection="perspective", style="spacefill", ligand_labels=False))
+    assert v.options.projection == "perspective"
     assert v.screen.px_per_A[0] > v.screen.px_per_A[1]
     mask = v.image.max(axis=2) > 0
     left, right = mask[:, :64].sum(), mask[:, 64:].sum()
@@ -227,7 +232,6 @@ def test_perspective_draws_nearer_atoms_larger():
     [
         (dict(views=("sideways",)), "unknown view"),
         (dict(views=(np.eye(3) * 2,)), "proper rotation"),
-        (dict(style="cartoon"), "style"),
         (dict(motion_mask=np.ones(3, bool)), "motion_mask"),
         (dict(atom_label_residue=99), "atom_label_residue"),
     ],
@@ -243,13 +247,17 @@ def test_nothing_to_draw_raises():
         render_views(atoms([[0.0, 0, 0]], ["H"]))
     with pytest.raises(TypeError):
         render_views(np.zeros((3, 3)))
+    with pytest.raises(TypeError, match="RenderOptions"):
+        render_views(atoms([[0.0, 0, 0]], ["C"]), options={"size": 64})
+    with pytest.raises(ValueError, match="style"):
+        RenderOptions(style="cartoon")
 
 
 def test_orthographic_zoom_magnifies_about_the_centre():
     c = atoms([[2.0, 0.0, 0.0], [-2.0, 1.0, 0.5]], ["C", "N"])
-    (a,) = render_views(c, camera=CAM, style="spacefill", ligand_labels=False)
+    (a,) = render_views(c, frame=CAM, options=ro(style="spacefill", ligand_labels=False))
     zoomed = CAM.zoomed(20.0)
-    (b,) = render_views(c, camera=zoomed, style="spacefill", ligand_labels=False)
+    (b,) = render_views(c, frame=zoomed, options=ro(style="spacefill", ligand_labels=False))
     m = zoomed.magnification
     assert np.allclose(b.screen.x_px - 64, (a.screen.x_px - 64) * m)
     area_a, area_b = ((v.image.max(axis=2) > 0).sum() for v in (a, b))
@@ -266,7 +274,7 @@ def test_concurrent_python_threads_give_the_same_images(sample):
     from concurrent.futures import ThreadPoolExecutor
 
     views = ("front", "left", "top", "back")
-    serial = [v.png_bytes() for v in render_views(sample, views, size=192)]
+    serial = [v.png_bytes() for v in render_views(sample, views, options=ro(192))]
     with ThreadPoolExecutor(4) as pool:
-        threaded = list(pool.map(lambda name: render_views(sample, (name,), size=192)[0].png_bytes(), views))
+        threaded = list(pool.map(lambda name: render_views(sample, (name,), options=ro(192))[0].png_bytes(), views))
     assert threaded == serial

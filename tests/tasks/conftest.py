@@ -6,7 +6,8 @@ import pytest
 
 from misi_geom import load_complex
 from misi_geom.samples import sample_dirs
-from misi_tasks.tasks.scene import RenderSettings, Scene
+from misi_render import RenderOptions
+from misi_tasks.tasks.scene import Scene
 
 SIZE = 256
 
@@ -14,7 +15,7 @@ SIZE = 256
 @pytest.fixture(scope="session")
 def scenes() -> dict[str, Scene]:
     """One scene per bundled sample complex, at 256 px."""
-    return {d.name: Scene(load_complex(d), RenderSettings(size=SIZE)) for d in sample_dirs()}
+    return {d.name: Scene(load_complex(d), RenderOptions(size=SIZE)) for d in sample_dirs()}
 
 
 @pytest.fixture(scope="session")

@@ -130,6 +130,6 @@ def test_docking_answer_undoes_the_displacement(scenes, pdb_id):
         px, lx = item.metadata["pocket_x_range"], item.metadata["ligand_x_range"]
         assert lx[0] > px[1] or lx[1] < px[0]
         heavy = ~scene.complex.is_hydrogen
-        size = item.renders["camera"].size
+        size = together.size
         assert np.all((together.screen.x_px[heavy] >= 0) & (together.screen.x_px[heavy] < size))
         assert np.all((together.screen.y_px[heavy] >= 0) & (together.screen.y_px[heavy] < size))

@@ -44,10 +44,10 @@ def test_ssim_bit_identical_to_scikit_image(h: int, w: int, seed: int) -> None:
 
 def test_image_similarity_on_drawn_images() -> None:
     from misi_geom import Complex
-    from misi_render import render_views
+    from misi_render import RenderOptions, render_views
 
     c = Complex.from_atoms([[0.0, 0, 0], [1.4, 0, 0], [2.1, 1.2, 0.3]], ["C", "N", "O"], bonds=[(0, 1), (1, 2)])
-    front, left = (v.image for v in render_views(c, ("front", "left"), size=512, ligand_labels=False))
+    front, left = (v.image for v in render_views(c, ("front", "left"), options=RenderOptions(size=512, ligand_labels=False)))
     want = structural_similarity(_reference_thumbnail(front), _reference_thumbnail(left), data_range=1.0)
     assert image_similarity(front, left) == want < 1.0
     assert image_similarity(front, front) == 1.0

@@ -41,7 +41,7 @@ def test_side_views_turn_the_front_frame_displaced_ligand(docking, scenes, pdb_i
     q = scene.camera_frame("front")
     for item in docking[pdb_id]:
         front, left, top = item.renders["ligand"]
-        cam = item.renders["camera"]
+        cam = item.renders["frame"]
         displaced = item.renders["motion"].apply(q[lig])  # displaced once, in the front frame
         np.testing.assert_allclose(_frame(front.screen), displaced, atol=1e-9)
         # the together image shows the same displaced ligand, and the pocket unmoved
@@ -52,11 +52,12 @@ def test_side_views_turn_the_front_frame_displaced_ligand(docking, scenes, pdb_i
         for rv, view in ((left, "left"), (top, "top")):
             turned = displaced @ view_rotation(view).T
             np.testing.assert_allclose(_frame(rv.screen), turned, atol=1e-9)
-            expect = cam.project(turned)
+            expect = rv.options.project(cam, turned)
             np.testing.assert_allclose(rv.screen.x_px, expect.x_px, atol=1e-6)
             np.testing.assert_allclose(rv.screen.y_px, expect.y_px, atol=1e-6)
             # pixels: the front view of the displaced ligand turned by hand is the same image
-            (by_hand,) = render_views(ligand.with_coord(turned + cam.center), ["front"], camera=cam)
+            (by_hand,) = render_views(ligand.with_coord(turned + cam.center), ["front"], frame=cam,
+                                      options=rv.options)
             diff = np.abs(rv.image.astype(int) - by_hand.image.astype(int))
             assert diff.max() <= 2 and (diff > 0).mean() < 1e-3, (item.id, view)
 
@@ -66,17 +67,16 @@ def test_a_motion_in_side_view_axes_would_differ(docking, scenes):
     scene = scenes["2pyy"]
     lig = scene.complex.is_ligand
     item = docking["2pyy"][0]
-    cam, motion = item.renders["camera"], item.renders["motion"]
+    frame, motion = item.renders["frame"], item.renders["motion"]
     left = item.renders["ligand"][1]
-    wrong = motion.apply(scene.camera.to_camera_frame(scene.complex.coord[lig], "left"))  # turn, then move
+    wrong = motion.apply(scene.frame.to_camera_frame(scene.complex.coord[lig], "left"))  # turn, then move
     assert np.abs(_frame(left.screen) - wrong).max() > 5.0
-    assert np.abs(cam.project(wrong).x_px - left.screen.x_px).max() > 5.0 * cam.scale
+    assert np.abs(left.options.project(frame, wrong).x_px - left.screen.x_px).max() > 5.0 * left.scale
 
 
 @pytest.mark.parametrize("pdb_id", SAMPLES)
 def test_every_atom_of_every_docking_image_is_in_frame(docking, scenes, pdb_id):
     for item in docking[pdb_id]:
-        cam = item.renders["camera"]
         moved = item.renders["complex"]
         rvs = item.renders["pocket"] + item.renders["ligand"] + [item.renders["together"]]
         parts = [moved[~moved.is_ligand]] * 3 + [moved[moved.is_ligand]] * 3 + [moved]
@@ -84,7 +84,7 @@ def test_every_atom_of_every_docking_image_is_in_frame(docking, scenes, pdb_id):
             heavy = ~part.is_hydrogen
             r = atom_radii(part, "ball-and-stick")[heavy] * rv.screen.px_per_A[heavy]
             x, y = rv.screen.x_px[heavy], rv.screen.y_px[heavy]
-            assert np.all((x - r >= 0) & (x + r <= cam.size) & (y - r >= 0) & (y + r <= cam.size)), (item.id, rv.name)
+            assert np.all((x - r >= 0) & (x + r <= rv.size) & (y - r >= 0) & (y + r <= rv.size)), (item.id, rv.name)
 
 
 def test_gap_is_drawn_at_random_within_its_range(docking):

@@ -45,7 +45,7 @@ def _png(data: bytes) -> np.ndarray:
 def _in_frame(rv, c) -> np.ndarray:
     heavy = ~c.is_hydrogen
     r = atom_radii(c, "ball-and-stick")[heavy] * rv.screen.px_per_A[heavy]
-    x, y, size = rv.screen.x_px[heavy], rv.screen.y_px[heavy], rv.camera.size
+    x, y, size = rv.screen.x_px[heavy], rv.screen.y_px[heavy], rv.size
     return (x - r >= 0) & (x + r <= size) & (y - r >= 0) & (y + r <= size)
 
 
@@ -66,7 +66,7 @@ def _commands(text: str) -> SE3:
 def _expected_states(item, scene, scenes):
     """[(expected camera-frame coords, complex drawn, may leave frame)] per image, then per option."""
     c = scene.complex
-    q = c.coord - scene.camera.center
+    q = c.coord - scene.frame.center
     task, ans = item.task, item.answer
     if task in ("translation", "rotation", "zooming"):
         before = [(e, c, False) for e in _views(q, THREE_VIEWS)]
@@ -81,8 +81,8 @@ def _expected_states(item, scene, scenes):
             res &= c.chain_id == ("" if m[4] == "?" else m[4])
         assert len(np.unique(c.res_index[res])) == 1, m[0]
         sub = c[res | c.is_ligand]
-        cam = item.renders["images"][0].camera
-        return [(e, sub, False) for e in _views(sub.coord - cam.center, SIX_VIEWS)], []
+        frame = item.renders["images"][0].frame
+        return [(e, sub, False) for e in _views(sub.coord - frame.center, SIX_VIEWS)], []
     if task in ("interaction-location", "pocket-ligand"):
         return [(e, c, False) for e in _views(q, SIX_VIEWS)], []
     if task in ("translation-rotation", "rotation-rotation"):
@@ -91,7 +91,7 @@ def _expected_states(item, scene, scenes):
         states = [(e, c, False) for e in _views(q, THREE_VIEWS)] + [(shown, c, False)]
         if task == "translation-rotation":
             other = scenes[re.search(r"A second complex, (\w+),", item.question)[1].lower()]
-            q2 = other.complex.coord - other.camera.center
+            q2 = other.complex.coord - other.frame.center
             states += [(e, other.complex, False) for e in _views(q2, THREE_VIEWS)]
             return states, [(_commands(o).apply(q2), other.complex, False) for o in opts]
         # T6: the same two rolls again, about the centre, on the complex as image 4 shows it
@@ -133,7 +133,7 @@ def test_every_image_shows_the_described_state_with_every_atom_in_frame(generate
                 D = float(re.search(r"D = (\d+\.\d) Å", item.question)[1])
                 d = int(item.answer.split()[-1])
                 before, after = rvs[0].screen, rvs[3].screen
-                half = rvs[0].camera.size / 2
+                half = rvs[0].size / 2
                 np.testing.assert_allclose(after.x_px - half, (before.x_px - half) * D / (D - d), rtol=1e-9)
             if task == "interaction-location":  # the correct move centres the named bond's midpoint
                 m = re.search(r"between atom (\S+) of (\S+) (-?\d+)\S* \((?:chain (\S+)|no chain id)\) and ligand atom (\S+)\.",

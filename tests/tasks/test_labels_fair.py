@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+from dataclasses import replace
 import re
 
 import numpy as np
@@ -48,7 +49,7 @@ def test_rendered_labels_answers_and_prompts_use_the_same_ligand_labels(hb_items
     c = scene.complex
     (front,) = scene.base_views(["front"])
     radius = np.full(len(c), 3.0)
-    texts = {lab.text for lab in label_requests(c, front.screen, front.visible, radius, front.camera.size,
+    texts = {lab.text for lab in label_requests(c, front.screen, front.visible, radius, front.size,
                                                  residue_labels=False)}
     assert texts == set(c.atom_name[front.visible & c.is_ligand].tolist())
     (t9,) = hb_items["2w9r"]["pocket-ligand"]
@@ -71,7 +72,7 @@ def test_two_chain_pocket_labels_carry_the_chain(hb_items, scenes):
     c = scene.complex
     (front,) = scene.base_views(["front"])
     radius = np.full(len(c), 3.0)
-    res_texts = [lab.text for lab in label_requests(c, front.screen, front.visible, radius, front.camera.size,
+    res_texts = [lab.text for lab in label_requests(c, front.screen, front.visible, radius, front.size,
                                                      ligand_labels=False, residue_chain=True)]
     assert res_texts and all(re.fullmatch(r"[A-Z0-9]{1,4} -?\d+[A-Z]? [A-Z?]", t) for t in res_texts)
     assert {t[-1] for t in res_texts} == {"A", "B"}
@@ -86,10 +87,15 @@ def test_two_chain_pocket_labels_carry_the_chain(hb_items, scenes):
         assert re.fullmatch(r"[A-Z0-9]{1,4} -?\d+[A-Z]?", item.metadata["residue"])
 
 
+def _bare(options):
+    """The same render options without labels."""
+    return replace(options, residue_labels=False, ligand_labels=False)
+
+
 def _check_key_atoms_not_hidden(labelled, bare, key, radius_A):
     """No label but a key atom's own covers a key atom's disc; on pixels, the inner half of each key
     disc outside the key labels' boxes is exactly as drawn without labels."""
-    s, size = bare.screen, bare.camera.size
+    s, size = bare.screen, bare.size
     yy, xx = np.mgrid[0:size, 0:size]
     key_boxes = [p.box for p in labelled.labels if p.key]
     outside_key_labels = np.ones((size, size), dtype=bool)
@@ -112,7 +118,7 @@ def test_labels_never_hide_the_atoms_a_question_is_about(hb_items, scenes, pdb_i
     for item in hb_items[pdb_id]["interaction-location"]:
         key = item.renders["key_atoms"] & ~scene.complex.is_hydrogen
         radius = atom_radii(scene.complex, "ball-and-stick")
-        bare = render_views(scene.complex, SIX_VIEWS, camera=scene.camera, residue_labels=False, ligand_labels=False)
+        bare = render_views(scene.complex, SIX_VIEWS, frame=scene.frame, options=_bare(scene.options))
         for labelled, plain in zip(item.renders["views"], bare):
             if (key & labelled.visible).any():
                 assert any(p.key for p in labelled.labels)  # the bond's visible atoms are labelled
@@ -120,8 +126,8 @@ def test_labels_never_hide_the_atoms_a_question_is_about(hb_items, scenes, pdb_i
     for item in hb_items[pdb_id]["residue-ligand"]:
         sub = item.renders["complex"]
         key = (sub.res_index == item.metadata["res_index"]) & ~sub.is_hydrogen  # hydrogens are not drawn
-        cam = item.renders["views"][0].camera
-        bare = render_views(sub, SIX_VIEWS, camera=cam, residue_labels=False, ligand_labels=False)
+        first = item.renders["views"][0]
+        bare = render_views(sub, SIX_VIEWS, frame=first.frame, options=_bare(first.options))
         for labelled, plain in zip(item.renders["views"], bare):
             _check_key_atoms_not_hidden(labelled, plain, key, atom_radii(sub, "ball-and-stick"))
 

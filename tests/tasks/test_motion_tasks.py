@@ -39,7 +39,7 @@ def test_translation_answers_match_metadata_and_coordinates(items, scene):
         # every projected atom moved by d * scale pixels along the axis
         shift = np.array([after.screen.x_px - before.screen.x_px, before.screen.y_px - after.screen.y_px])
         expect = np.array([d, 0.0]) if axis == "x" else np.array([0.0, d])
-        np.testing.assert_allclose(shift.T, np.broadcast_to(expect * after.camera.scale, shift.T.shape), atol=1e-6)
+        np.testing.assert_allclose(shift.T, np.broadcast_to(expect * after.scale, shift.T.shape), atol=1e-6)
 
 
 def test_translation_pixel_shift_matches_answer(items, scene):
@@ -50,7 +50,7 @@ def test_translation_pixel_shift_matches_answer(items, scene):
         (dy, dx), _, _ = phase_cross_correlation(_grey(after), _grey(before), upsample_factor=4)
         measured = dx if axis == "x" else -dy
         other = dy if axis == "x" else dx
-        assert measured == pytest.approx(d * after.camera.scale, abs=1.5)
+        assert measured == pytest.approx(d * after.scale, abs=1.5)
         assert abs(other) <= 1.5
 
 
@@ -68,7 +68,7 @@ def test_rotation_turns_about_the_centroid(items, scene):
         # the centre of rotation (centroid of the heavy atoms) stays at the screen centre
         heavy = ~scene.complex.is_hydrogen
         cx = after.screen.x_px[heavy].mean()
-        assert cx == pytest.approx(scene.camera.size / 2, abs=1e-6)
+        assert cx == pytest.approx(scene.settings.size / 2, abs=1e-6)
 
 
 def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
@@ -81,9 +81,9 @@ def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
         D = item.metadata["camera_after"]["distance"]
         # the prompt states D to 0.1 Å, and that is the D the images were drawn with
         stated = float(re.search(r"D = (\d+\.\d) Å", item.question).group(1))
-        assert stated == round(scene.camera.distance, 1) and D == pytest.approx(stated, abs=1e-9)
+        assert stated == round(scene.frame.distance, 1) and D == pytest.approx(stated, abs=1e-9)
         assert D - d >= 5.0
-        half = scene.camera.size / 2
+        half = scene.settings.size / 2
         r0 = np.hypot(before.screen.x_px - half, before.screen.y_px - half)
         r1 = np.hypot(after.screen.x_px - half, after.screen.y_px - half)
         np.testing.assert_allclose(r1, r0 * D / (D - d), rtol=1e-9)
@@ -95,20 +95,20 @@ def test_zoom_answers_differ_visibly_from_their_neighbours(items, scene):
 
     for item in items["zooming"]:
         d = item.metadata["command"]["value"]
-        cam = item.renders["after"].camera
-        base = cam.zoomed(-cam.zoom_z)
+        frame, opts = item.renders["after"].frame, item.renders["after"].options
+        base, size = frame.zoomed(-frame.zoom_z), opts.size
         heavy = ~scene.complex.is_hydrogen
         q = scene.camera_frame("front")[heavy]
         after = item.renders["after"].screen
         for other in range(40, 61):
             if other == d or base.distance - other < 1.5:
                 continue
-            s = base.zoomed(other).project(SE3.move("z", other).apply(q))
-            inside = ((s.x_px >= 0) & (s.x_px < cam.size) & (s.y_px >= 0) & (s.y_px < cam.size)
-                      & (after.x_px[heavy] >= 0) & (after.x_px[heavy] < cam.size)
-                      & (after.y_px[heavy] >= 0) & (after.y_px[heavy] < cam.size))
+            s = opts.project(base.zoomed(other), SE3.move("z", other).apply(q))
+            inside = ((s.x_px >= 0) & (s.x_px < size) & (s.y_px >= 0) & (s.y_px < size)
+                      & (after.x_px[heavy] >= 0) & (after.x_px[heavy] < size)
+                      & (after.y_px[heavy] >= 0) & (after.y_px[heavy] < size))
             gap = np.hypot(s.x_px - after.x_px[heavy], s.y_px - after.y_px[heavy])[inside]
-            assert gap.size and gap.max() >= 0.005 * cam.size, (item.id, other)
+            assert gap.size and gap.max() >= 0.005 * size, (item.id, other)
 
 
 def test_zoom_skips_answers_too_close_to_a_neighbour(scene):

@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from misi_geom import MisiInputError
 from misi_geom.errors import printable
-from misi_render import warm_up
+from misi_render import RenderOptions, warm_up
 from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
 from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import write_card
@@ -44,7 +44,7 @@ from misi_tasks.spec.dataset import shard_paths, write_shard
 from misi_tasks.spec.items import Item
 from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
-from misi_tasks.tasks.scene import RenderSettings, Scene
+from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
 from misi_tasks.version import package_version
 
@@ -95,8 +95,8 @@ class GenerateConfig:
     overwrite: bool = False  # replace README.md, failures.txt, figures/ and data/ of a folder misi-gen did not write
 
     @property
-    def settings(self) -> RenderSettings:
-        return RenderSettings(size=self.size, projection=self.projection, style=self.style)
+    def settings(self) -> RenderOptions:
+        return RenderOptions(size=self.size, projection=self.projection, style=self.style)
 
     def fingerprint(self, complex_ids: Iterable[str]) -> str:
         """Hash of everything that shapes the output (not workers, not the output folder)."""
@@ -166,7 +166,7 @@ class GenerateSummary:
 _PARTNER_CACHE: dict[tuple, Any] = {}
 
 
-def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
+def _scene_loader(dirs: dict[str, Any], settings: RenderOptions):
     def load(cid: str):
         key = (dirs[cid], settings)
         if key not in _PARTNER_CACHE:

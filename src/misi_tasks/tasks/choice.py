@@ -33,7 +33,7 @@ class PairChoiceTask(TaskGenerator):
 
     @property
     def margin_A(self) -> float:
-        """Camera margin (Å) so that every atom stays in frame after the largest move (T5: 4 Å)."""
+        """Frame margin (Å) so that every atom stays in frame after the largest move (T5: 4 Å)."""
         return float(max(self.spec.distances(), default=0))
 
     def sample_pair(self, rng: np.random.Generator) -> tuple[Command, Command]:
@@ -50,8 +50,8 @@ class PairChoiceTask(TaskGenerator):
         the decoys chosen before it and from ``shown`` (the item's image 4, when it shows the query
         complex), so no two options and no option and image 4 look the same.
         """
-        cam = query.camera_with_margin(self.margin_A)
-        (correct,) = query.render(["front"], camera=cam, motion=self.option_motion(pair, base))
+        frame = query.frame_for(margin_A=self.margin_A)
+        (correct,) = query.render(["front"], frame=frame, motion=self.option_motion(pair, base))
         thumbs = [SsimThumb(grey_thumbnail(correct.image))]  # filtered once, compared often
         if shown is not None:
             thumbs.append(SsimThumb(grey_thumbnail(shown)))
@@ -65,7 +65,7 @@ class PairChoiceTask(TaskGenerator):
                 m = self.option_motion(cand, base)
                 if cand in chosen or any(m.allclose(x, atol=1e-6) for x in motions):
                     continue
-                (rv,) = query.render(["front"], camera=cam, motion=m)
+                (rv,) = query.render(["front"], frame=frame, motion=m)
                 thumb = SsimThumb(grey_thumbnail(rv.image))
                 if any(thumbnail_similarity(thumb, t) >= self.spec.ssim_max for t in thumbs):
                     continue
@@ -92,7 +92,7 @@ class PairChoiceTask(TaskGenerator):
                     continue
                 seen.add(pair)
                 demo_motion = sequence_motion(pair)
-                (demo_after,) = demo.render(["front"], camera=demo.camera_with_margin(self.margin_A), motion=demo_motion)
+                (demo_after,) = demo.render(["front"], frame=demo.frame_for(margin_A=self.margin_A), motion=demo_motion)
                 query_base = SE3.identity() if query is not demo else demo_motion
                 shown = demo_after.image if query is demo else None
                 try:
@@ -120,8 +120,8 @@ class PairChoiceTask(TaskGenerator):
                     "demo_complex": demo.pdb_id, "query_complex": query.pdb_id,
                     "demo_motion": demo_motion.to_list(),
                     "option_motions": [self.option_motion(o, query_base).to_list() for o in options],
-                    "camera": demo.camera_with_margin(self.margin_A).to_dict(),
-                    "query_camera": query.camera_with_margin(self.margin_A).to_dict(),
+                    "camera": demo.camera_dict(demo.frame_for(margin_A=self.margin_A)),
+                    "query_camera": query.camera_dict(query.frame_for(margin_A=self.margin_A)),
                 },
             )
             shown_views = (demo.base_views(THREE_VIEWS, self.margin_A) + [demo_after]

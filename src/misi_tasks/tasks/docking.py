@@ -6,8 +6,9 @@ the pocket's are at least ``gap`` Å apart (``gap`` drawn uniformly in [``min_ga
 with the seed, so the move's size cannot be read off image 7 by a fixed rule).  The displaced
 ligand is then a moved :class:`misi_geom.Complex` in model coordinates, and each of its images is
 that view of the one displaced 3-D ligand (its left view is the front-frame displaced ligand
-turned +90° about Y, its top view +90° about X).  All seven images share one camera about the
-complex's centre whose sphere holds the pocket and the displaced ligand in every view.
+turned +90° about Y, its top view +90° about X).  All seven images share one camera frame about the
+complex's centre whose sphere holds the pocket and the displaced ligand in every view
+(:meth:`Scene.frame_for` of the displaced complex).
 
 The answer undoes the displacement: the inverse roll about the displaced ligand's centre, then the
 move back (``roll x -75, move x -14`` for a ligand turned by +75° about x and moved by +14 Å).
@@ -19,11 +20,9 @@ For small or symmetric ligands other allowed answers dock almost as well: every 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-from misi_geom import THREE_VIEWS, Complex, fit_camera
+from misi_geom import THREE_VIEWS, Complex
 from misi_tasks.spec.answers import Docking, Move, Roll
 from misi_tasks.spec.docking import EQUIVALENT_RMSD_A
 from misi_tasks.spec.items import Item
@@ -121,14 +120,12 @@ class DockingTask(TaskGenerator):
             move, motion = displacement(lig_xyz, pocket_xyz, roll, side, gap)
             moved_lig = motion.apply(lig_xyz)
             # the one displaced 3-D state, as a complex in model coordinates: every view turns it
-            moved = c.with_coord(np.where(lig_mask[:, None], motion.apply(q) + scene.camera.center, c.coord))
-            # one camera for all seven images: the pocket and the displaced ligand, about the scene centre
-            cam = fit_camera(np.vstack([pocket_xyz, moved_lig]), scene.settings.size, center=np.zeros(3),
-                             projection=scene.settings.projection)
-            cam = replace(cam, center=scene.camera.center)
-            pocket_views = scene.render(THREE_VIEWS, complex_=pocket, camera=cam)
-            ligand_views = scene.render(THREE_VIEWS, complex_=moved[lig_mask], camera=cam)
-            (together,) = scene.render(["front"], complex_=moved, camera=cam)
+            moved = c.with_coord(np.where(lig_mask[:, None], motion.apply(q) + scene.frame.center, c.coord))
+            # one frame for all seven images: the pocket and the displaced ligand, about the scene centre
+            frame = scene.frame_for(motion=motion, motion_mask=lig_mask)
+            pocket_views = scene.render(THREE_VIEWS, complex_=pocket, frame=frame)
+            ligand_views = scene.render(THREE_VIEWS, complex_=moved[lig_mask], frame=frame)
+            (together,) = scene.render(["front"], complex_=moved, frame=frame)
             undo_roll = Roll(axis, -angle)
             undo_move = Move("x", -move.dist_A)
             answer = str(Docking(undo_roll, undo_move))
@@ -152,10 +149,10 @@ class DockingTask(TaskGenerator):
                     "ligand_center": np.round(lig_xyz.mean(axis=0), 4).tolist(),
                     "pocket_x_range": [round(float(pocket_xyz[:, 0].min()), 3), round(float(pocket_xyz[:, 0].max()), 3)],
                     "ligand_x_range": [round(float(moved_lig[:, 0].min()), 3), round(float(moved_lig[:, 0].max()), 3)],
-                    "camera": cam.to_dict(),
+                    "camera": scene.camera_dict(frame),
                 },
             )
             item.renders = {"images": pocket_views + ligand_views + [together], "together": together, "ligand": ligand_views, "pocket": pocket_views,
-                            "motion": motion, "camera": cam, "complex": moved}
+                            "motion": motion, "frame": frame, "complex": moved}
             items.append(item)
         return items

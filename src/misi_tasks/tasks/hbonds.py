@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from misi_geom import SIX_VIEWS, fit_camera, hbond_pairs
+from misi_geom import SIX_VIEWS, hbond_pairs
 from misi_tasks.spec.answers import Move, format_commands, residue_label
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
 from misi_tasks.spec.items import OPTIONS_MARK
@@ -93,9 +93,9 @@ class ResidueLigandTask(TaskGenerator):
         for k, (res, label) in enumerate(chosen):
             mask = (c.res_index == res) | c.is_ligand
             sub = c[mask]
-            cam = fit_camera(sub.coord[~sub.is_hydrogen], scene.settings.size, projection=scene.settings.projection)
+            frame = scene.frame_for(sub, centre="atoms")
             # the residue's atoms are what the question is about: no other label may hide them
-            views = scene.render(SIX_VIEWS, complex_=sub, camera=cam, atom_label_residue=res,
+            views = scene.render(SIX_VIEWS, complex_=sub, frame=frame, atom_label_residue=res,
                                  key_atoms=sub.res_index == res)
             res_pairs = [(i, j) for i, j in pairs if c.res_index[i] == res]
             answer = str(t4_bonds([b for b in scene.hbonds if c.res_index[b.pair[0]] == res], c))
@@ -110,7 +110,7 @@ class ResidueLigandTask(TaskGenerator):
                 metadata={"label": label, "residue": residue, "res_index": res,
                           "chain": str(c.chain_id[first]) or "?", "hbonds": _pairs_metadata(c, res_pairs),
                           "hard_negatives": bool(self.spec.hard_negatives),
-                          "negative_pool": pool if label == "negative" else None, "camera": cam.to_dict()},
+                          "negative_pool": pool if label == "negative" else None, "camera": scene.camera_dict(frame)},
             )
             item.renders = {"views": views, "complex": sub, "images": views}
             items.append(item)
@@ -191,7 +191,7 @@ class InteractionLocationTask(TaskGenerator):
                           "bond_midpoint_A": [round(float(cx), 4), round(float(cy), 4)],
                           "bond_midpoint_px": [round(float((front.x_px[i] + front.x_px[j]) / 2), 3),
                                                round(float((front.y_px[i] + front.y_px[j]) / 2), 3)],
-                          "move": [dx, dy], "camera": scene.camera.to_dict()},
+                          "move": [dx, dy], "camera": scene.camera_dict()},
             )
             item.renders = {"front": views[0], "views": views, "key_atoms": key, "images": views}
             items.append(item)
@@ -222,7 +222,7 @@ class PocketLigandTask(TaskGenerator):
             images=scene.pngs(views),
             image_roles=list(SIX_VIEWS),
             answer=str(truth),
-            metadata={"hbonds": _pairs_metadata(c, hbond_pairs(scene.hbonds, c)), "camera": scene.camera.to_dict()},
+            metadata={"hbonds": _pairs_metadata(c, hbond_pairs(scene.hbonds, c)), "camera": scene.camera_dict()},
         )
         item.renders = {"views": views, "images": views}
         return [item]

@@ -1,7 +1,7 @@
 """T1 translation, T2 rotation, T3 zooming: one motion between two front views.
 
 Images: the unmoved complex's front, left and top views, then the front view after the motion,
-all drawn with one camera (the zoom only changes the camera's ``zoom_z``, i.e. the magnification
+all drawn in one camera frame (the zoom only changes the frame's ``zoom_z``, i.e. the magnification
 ``D / (D - d)``), so the change between image 1 and image 4 is the motion and nothing else.
 
 T3 is answerable only through the camera distance D, so its prompt states D to 0.1 Å and its images
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dataclasses import replace
-
-from misi_geom import THREE_VIEWS, Camera
+from misi_geom import THREE_VIEWS, CameraFrame
+from misi_render import RenderOptions
 from misi_tasks.spec.answers import Command, Move, Roll
 from misi_tasks.spec.items import Item
 from misi_tasks.tasks.commands import command_motion
@@ -27,7 +26,7 @@ from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
-__all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "zoom_camera", "zoom_separation_px"]
+__all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "zoom_frame", "zoom_separation_px"]
 
 
 class SingleMotionTask(TaskGenerator):
@@ -36,28 +35,28 @@ class SingleMotionTask(TaskGenerator):
     def sample_commands(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Command]:
         raise NotImplementedError
 
-    def camera(self, scene: Scene) -> Camera:
-        """The camera of the item's images before the motion."""
-        return scene.camera
+    def frame(self, scene: Scene) -> CameraFrame:
+        """The camera frame of the item's images before the motion."""
+        return scene.frame_for()
 
-    def after_camera(self, scene: Scene, cmd: Command) -> Camera:
-        return self.camera(scene)
+    def after_frame(self, scene: Scene, cmd: Command) -> CameraFrame:
+        return self.frame(scene)
 
     def before_views(self, scene: Scene) -> list:
-        """Images 1-3, drawn with :meth:`camera` (the scene's shared renders where they agree)."""
+        """Images 1-3, drawn in :meth:`frame` (the scene's shared renders where they agree)."""
         return scene.base_views(THREE_VIEWS)
 
     def prompt_fields(self, scene: Scene) -> dict:
         return {"pdb_id": scene.pdb_id, **scene.label_fields()}
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
-        camera = self.camera(scene)
+        frame = self.frame(scene)
         before = self.before_views(scene)
         items = []
         for k, cmd in enumerate(self.sample_commands(scene, ctx, rng)):
             motion = command_motion(cmd, center=np.zeros(3))  # rolls turn about the complex's centroid
-            cam = self.after_camera(scene, cmd)
-            (after,) = scene.render(["front"], camera=cam, motion=motion)
+            after_frame = self.after_frame(scene, cmd)
+            (after,) = scene.render(["front"], frame=after_frame, motion=motion)
             item = self.new_item(
                 scene, ctx, k,
                 question=self.prompt(**self.prompt_fields(scene)),
@@ -67,8 +66,8 @@ class SingleMotionTask(TaskGenerator):
                 metadata={
                     "command": cmd.to_dict(),
                     "motion": motion.to_list(),
-                    "camera": camera.to_dict(),
-                    "camera_after": cam.to_dict(),
+                    "camera": scene.camera_dict(frame),
+                    "camera_after": scene.camera_dict(after_frame),
                 },
             )
             item.renders = {"before": before, "after": after, "motion": motion, "images": list(before) + [after]}
@@ -89,8 +88,8 @@ class TranslationTask(SingleMotionTask):
             self.spec.answer_sentence(),
         ])
 
-    def camera(self, scene):  # room for the largest move: every atom stays in frame after it
-        return scene.camera_with_margin(self.spec.max_distance)
+    def frame(self, scene):  # room for the largest move: every atom stays in frame after it
+        return scene.frame_for(margin_A=self.spec.max_distance)
 
     def before_views(self, scene):
         return scene.base_views(THREE_VIEWS, margin_A=self.spec.max_distance)
@@ -120,16 +119,15 @@ class RotationTask(SingleMotionTask):
         return [Roll(axis, int(a)) for axis in self.spec.axes for a in rng.choice(values, n, replace=False)]
 
 
-def zoom_camera(camera: Camera) -> Camera:
-    """``camera`` with its nominal distance D rounded to 0.1 Å (the value a T3 prompt states).
+def zoom_frame(frame: CameraFrame) -> CameraFrame:
+    """``frame`` with its nominal distance D rounded to 0.1 Å (the value a T3 prompt states).
 
     Only the field of view changes (by < 0.01°); the radius, scale and centre are kept.
     """
-    d_round = round(camera.distance, 1)
-    return replace(camera, fov_deg=float(2.0 * np.degrees(np.arcsin(camera.radius / d_round))))
+    return frame.at_distance(round(frame.distance, 1))
 
 
-def zoom_separation_px(camera: Camera, cam_points: np.ndarray, d1: float, d2: float) -> float:
+def zoom_separation_px(frame: CameraFrame, options: RenderOptions, cam_points: np.ndarray, d1: float, d2: float) -> float:
     """How far apart (px) the farthest-moving point lands in the front views after ``move z d1``
     and after ``move z d2``, over the points inside both frames (0 if there is none).
 
@@ -137,9 +135,8 @@ def zoom_separation_px(camera: Camera, cam_points: np.ndarray, d1: float, d2: fl
     """
     shots = []
     for d in (d1, d2):
-        s = camera.zoomed(d).project(command_motion(Move("z", d)).apply(cam_points))
-        inside = s.in_front & (s.x_px >= 0) & (s.x_px < camera.size) & (s.y_px >= 0) & (s.y_px < camera.size)
-        shots.append((s.x_px, s.y_px, inside))
+        s = options.project(frame.zoomed(d), command_motion(Move("z", d)).apply(cam_points))
+        shots.append((s.x_px, s.y_px, options.in_image(s)))
     both = shots[0][2] & shots[1][2]
     if not both.any():
         return 0.0
@@ -156,16 +153,16 @@ class ZoomingTask(SingleMotionTask):
 
     name = "zooming"
 
-    def camera(self, scene: Scene) -> Camera:
-        return zoom_camera(scene.camera)
+    def frame(self, scene: Scene) -> CameraFrame:
+        return zoom_frame(scene.frame_for())
 
     def before_views(self, scene: Scene) -> list:
         if scene.settings.projection == "orthographic":  # at zoom 0 the field of view changes nothing
             return scene.base_views(THREE_VIEWS)
-        return scene.render(THREE_VIEWS, camera=self.camera(scene))
+        return scene.render(THREE_VIEWS, frame=self.frame(scene))
 
     def prompt_fields(self, scene: Scene) -> dict:
-        return {"pdb_id": scene.pdb_id, "distance_A": round(scene.camera.distance, 1), **scene.label_fields()}
+        return {"pdb_id": scene.pdb_id, "distance_A": round(scene.frame.distance, 1), **scene.label_fields()}
 
     def prompt(self, pdb_id: str, distance_A: float, **lab) -> str:
         return " ".join([
@@ -177,18 +174,18 @@ class ZoomingTask(SingleMotionTask):
 
     def _allowed(self, scene: Scene, d: int) -> bool:
         p = self.spec
-        cam = self.camera(scene)
-        if cam.distance - d < p.min_gap:
+        frame, opts = self.frame(scene), scene.options
+        if frame.distance - d < p.min_gap:
             return False
         heavy = scene.camera_frame("front")[~scene.complex.is_hydrogen]
-        s = cam.zoomed(d).project(command_motion(Move("z", d)).apply(heavy))
-        inside = s.in_front & (s.x_px >= 0) & (s.x_px < cam.size) & (s.y_px >= 0) & (s.y_px < cam.size)
-        if int(inside.sum()) < p.min_atoms_in_frame:
+        s = opts.project(frame.zoomed(d), command_motion(Move("z", d)).apply(heavy))
+        if int(opts.in_image(s).sum()) < p.min_atoms_in_frame:
             return False
-        need = p.min_separation * cam.size
+        need = p.min_separation * opts.size
         neighbours = [n for n in (d - 1, d + 1) if p.min_distance <= n <= p.max_distance]
         # a neighbour at the camera itself (no valid image) is as different as can be
-        return all(cam.distance - n < 1.5 or zoom_separation_px(cam, heavy, d, n) >= need for n in neighbours)
+        return all(frame.distance - n < 1.5 or zoom_separation_px(frame, opts, heavy, d, n) >= need
+                   for n in neighbours)
 
     def sample_commands(self, scene, ctx, rng):
         p = self.spec
@@ -196,11 +193,11 @@ class ZoomingTask(SingleMotionTask):
         if len(values) == 0:
             raise TaskSkipped(
                 f"no zoom in [{p.min_distance}, {p.max_distance}] Å keeps the centre {p.min_gap:g} Å from "
-                f"the camera (distance {scene.camera.distance:.1f} Å), {p.min_atoms_in_frame} atoms in frame "
+                f"the camera (distance {scene.frame.distance:.1f} Å), {p.min_atoms_in_frame} atoms in frame "
                 f"and a visible difference from its neighbours"
             )
         n = min(self.count(ctx.split), len(values))
         return [Move("z", int(d)) for d in np.sort(rng.choice(values, n, replace=False))]
 
-    def after_camera(self, scene, cmd):
-        return self.camera(scene).zoomed(cmd.dist_A)
+    def after_frame(self, scene, cmd):
+        return self.frame(scene).zoomed(cmd.dist_A)

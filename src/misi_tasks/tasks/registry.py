@@ -16,9 +16,10 @@ import numpy as np
 
 from misi_tasks.spec.items import Item
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
+from misi_render import RenderOptions
 from misi_tasks.spec.registry import SPECS, task_spec
 from misi_tasks.spec.taskspec import TaskSpec
-from misi_tasks.tasks.scene import RenderSettings, Scene
+from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import rng_for
 
 __all__ = ["REGISTRY", "TaskGenerator", "GenContext", "get_task", "TaskSkipped"]
@@ -41,7 +42,7 @@ class GenContext:
 
     seed: int = 0
     split: str = "test"
-    settings: RenderSettings = field(default_factory=RenderSettings)
+    settings: RenderOptions = field(default_factory=RenderOptions)
     partner_ids: tuple[str, ...] = ()
     partner: Callable[[str], Scene] | None = None
     keep_renders: bool = False

@@ -1,4 +1,4 @@
-"""A complex ready to be drawn: its camera, cached renders, PNG bytes and H-bonds.
+"""A complex ready to be drawn: its camera frame, cached renders, PNG bytes and H-bonds.
 
 One :class:`Scene` serves every task generated for a complex, so that the canonical views of the
 unmoved complex (used by most tasks) are drawn and encoded once.
@@ -7,46 +7,37 @@ Labels are decided here, once for everything drawn and answered: :attr:`Scene.co
 unique ligand atom labels (:func:`misi_render.labels.with_unique_ligand_labels`) as its atom
 names, so images, answers (T4, T8, T9) and prompts name every ligand atom alike, and every render
 shows residue chains when the whole pocket spans more than one chain (:attr:`Scene.residue_chain`),
-even when it draws a slice of it.  H-bonds are found on the complex as loaded (:attr:`Scene.source`),
+even when it draws a slice of it.  Every item's camera frame comes from :meth:`Scene.frame_for`;
+the run's :class:`misi_render.RenderOptions` turn it into pixels.  H-bonds are found on the complex as loaded (:attr:`Scene.source`),
 whose atom names the detector's residue templates read; atom indices are the same in both.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from misi_geom import SE3, Camera, Complex, fit_camera, view_rotation
-from misi_render import RenderedView, encode_png, moved_front_frame, render_views
+from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
+from misi_render import RenderedView, RenderOptions, encode_png, moved_front_frame, render_views
 from misi_render.labels import pocket_has_chains, with_unique_ligand_labels
 from misi_tasks.spec.answers import residue_label
 
-__all__ = ["RenderSettings", "Scene"]
-
-
-@dataclass(frozen=True)
-class RenderSettings:
-    """How every image of a run is drawn."""
-
-    size: int = 1024
-    projection: str = "orthographic"
-    style: str = "ball-and-stick"
-
-    def to_dict(self) -> dict:
-        return {"size": self.size, "projection": self.projection, "style": self.style}
+__all__ = ["Scene"]
 
 
 class Scene:
-    """A complex with its fitted camera and a cache of renders.
+    """A complex with its fitted camera frame and a cache of renders.
 
-    The camera is centred on the centroid of the complex's heavy atoms and holds the complex in
-    every view and rotation about that centre (see :func:`misi_geom.fit_camera`).
+    :attr:`frame` is centred on the centroid of the complex's heavy atoms and holds the complex in
+    every view and rotation about that centre (see :func:`misi_geom.fit_frame`).  ``settings`` are
+    the run's render options (size, projection, style); the scene draws with them, its residue
+    labels carrying chains as :attr:`residue_chain` says.
     """
 
-    def __init__(self, complex_: Complex, settings: RenderSettings = RenderSettings(),
+    def __init__(self, complex_: Complex, settings: RenderOptions = RenderOptions(),
                  provenance: dict | None = None) -> None:
         #: The complex as loaded (H-bond detection reads its file atom names).
         self.source = complex_
@@ -56,14 +47,16 @@ class Scene:
         self.residue_chain = pocket_has_chains(complex_)
         #: Some ligand atom labels were numbered (the prompt states the rule).
         self.numbered_ligand = bool(np.any(self.complex.atom_name != complex_.atom_name))
+        #: The run's render options (dataset metadata ``render``).
         self.settings = settings
+        #: What this scene's renders are drawn with: the run's options, chains as the whole pocket says.
+        self.options = replace(settings, residue_chain=self.residue_chain)
         #: provenance of explicit-file inputs (:mod:`misi_geom.inputs`), copied into every item's metadata
         self.provenance = provenance
-        heavy = complex_.coord[~complex_.is_hydrogen]
-        self.camera: Camera = fit_camera(heavy, settings.size, projection=settings.projection)
+        #: The scene's camera frame: about the heavy-atom centroid, holding the whole complex.
+        self.frame: CameraFrame = fit_frame(complex_.coord[~complex_.is_hydrogen])
         self._views: dict[tuple[str, float], RenderedView] = {}
         self._png: dict[tuple[str, float], bytes] = {}
-        self._cameras: dict[float, Camera] = {}
 
     @property
     def pdb_id(self) -> str:
@@ -74,21 +67,22 @@ class Scene:
         views: Sequence[str],
         *,
         complex_: Complex | None = None,
-        camera: Camera | None = None,
+        frame: CameraFrame | None = None,
         motion: SE3 | None = None,
         motion_mask: np.ndarray | None = None,
-        **label_options: Any,
+        **about: Any,
     ) -> list[RenderedView]:
-        """Draw ``views`` of ``complex_`` (default: the whole complex) with this run's settings."""
-        label_options.setdefault("residue_chain", self.residue_chain)
+        """Draw ``views`` of ``complex_`` (default: the whole complex) in ``frame`` (default
+        :attr:`frame`; see :meth:`frame_for`) with :attr:`options`.  ``about``: ``atom_label_residue``,
+        ``key_atoms`` (:func:`misi_render.render_views`)."""
         return render_views(
             self.complex if complex_ is None else complex_,
             views=tuple(views),
-            camera=self.camera if camera is None else camera,
+            frame=self.frame if frame is None else frame,
+            options=self.options,
             motion=motion,
             motion_mask=motion_mask,
-            style=self.settings.style,
-            **label_options,
+            **about,
         )
 
     def residue_label(self, i: int) -> str:
@@ -101,20 +95,62 @@ class Scene:
         """Prompt fields describing this scene's labels (see :func:`misi_tasks.tasks.prompts.conventions`)."""
         return {"chains": self.residue_chain, "numbered": self.numbered_ligand}
 
-    def camera_with_margin(self, margin_A: float = 0.0) -> Camera:
-        """The scene camera, its radius widened by ``margin_A`` Å so that the complex moved by up to
-        that much along x or y still lies wholly inside the frame (T1, T5)."""
-        if margin_A <= 0:
-            return self.camera
-        if margin_A not in self._cameras:
-            self._cameras[margin_A] = replace(self.camera, radius=self.camera.radius + float(margin_A))
-        return self._cameras[margin_A]
+    def frame_for(
+        self,
+        atoms: Complex | None = None,
+        *,
+        motion: SE3 | None = None,
+        motion_mask: np.ndarray | None = None,
+        centre: Literal["scene", "atoms"] = "scene",
+        margin_A: float = 0.0,
+    ) -> CameraFrame:
+        """The camera frame of an item's images: every task gets its frame here.
+
+        The frame holds the heavy atoms of ``atoms`` (default: the whole complex), after ``motion``
+        of the ``motion_mask`` atoms, in every view and rotation about its centre.
+
+        Parameters
+        ----------
+        atoms : misi_geom.Complex, optional
+            What the images show (model coordinates): a slice of :attr:`complex`.  Default: the
+            whole complex; with no motion, margin or atoms this is :attr:`frame`.
+        motion, motion_mask : optional
+            A rigid motion of the masked atoms (default all) in the front camera frame, as
+            :meth:`render` takes them (T7: the displaced ligand).
+        centre : {"scene", "atoms"}
+            ``"scene"`` keeps the scene's centre, so that motions in the front camera frame mean the
+            same in every image of the scene (T7); ``"atoms"`` centres on the heavy-atom centroid of
+            the (moved) atoms (T4: one residue and the ligand).
+        margin_A : float
+            Widen the radius by this much (Å): the atoms moved by up to that much along x or y
+            still lie wholly inside the frame (T1, T5).
+        """
+        if centre not in ("scene", "atoms"):
+            raise ValueError(f"centre must be 'scene' or 'atoms', got {centre!r}")
+        if atoms is None and motion is None:
+            return self.frame.widened(margin_A)
+        a = self.complex if atoms is None else atoms
+        heavy = ~a.is_hydrogen
+        if motion is None and centre == "atoms":
+            return fit_frame(a.coord[heavy]).widened(margin_A)
+        front = a.coord[heavy] - self.frame.center  # front camera frame, as render_views computes it
+        if motion is not None:
+            moved = np.ones(len(front), dtype=bool) if motion_mask is None else np.asarray(motion_mask)[heavy]
+            front[moved] = motion.apply(front[moved])
+        if centre == "atoms":
+            return fit_frame(front + self.frame.center).widened(margin_A)
+        radius = fit_frame(front, center=np.zeros(3)).radius
+        return CameraFrame(center=self.frame.center, radius=radius).widened(margin_A)
+
+    def camera_dict(self, frame: CameraFrame | None = None) -> dict:
+        """Item metadata for an image's camera: ``frame`` (default :attr:`frame`) with the run's pixels."""
+        return self.options.camera_dict(self.frame if frame is None else frame)
 
     def base_views(self, views: Sequence[str], margin_A: float = 0.0) -> list[RenderedView]:
-        """Canonical views of the unmoved complex with :meth:`camera_with_margin`, drawn once per scene."""
+        """Canonical views of the unmoved complex in ``frame_for(margin_A=margin_A)``, drawn once per scene."""
         missing = [v for v in views if (v, margin_A) not in self._views]
         if missing:
-            for rv in self.render(missing, camera=self.camera_with_margin(margin_A)):
+            for rv in self.render(missing, frame=self.frame_for(margin_A=margin_A)):
                 self._views[(rv.name, margin_A)] = rv
         return [self._views[(v, margin_A)] for v in views]
 
@@ -143,4 +179,4 @@ class Scene:
         As in :func:`misi_render.render_views`, ``motion`` is in the front camera frame and is
         applied before the view's rotation (for the front view the two frames coincide).
         """
-        return moved_front_frame(self.complex.coord, self.camera, motion) @ view_rotation(view).T
+        return moved_front_frame(self.complex.coord, self.frame, motion) @ view_rotation(view).T
