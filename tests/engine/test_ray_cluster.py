@@ -1,6 +1,6 @@
-"""misi-gen on a two-node Ray cluster on loopback (``ray start --head`` + ``ray start --address``):
-driven through Ray Client (``--ray-address ray://host:port``, the driver outside the cluster), and
-with one node lost mid-run; both finish with the local backend's bytes.
+"""misi-gen on Ray clusters on loopback: a two-node cluster (``ray start --head`` + ``ray start
+--address``) losing one node mid-run, and a head driven through Ray Client (``--ray-address
+ray://host:port``, the driver outside the cluster); both finish with the local backend's bytes.
 
 Both nodes run on this machine (1 CPU each) and are stopped at the end; token authentication is
 off for this loopback-only cluster.  Skipped when Ray is not installed.
@@ -45,16 +45,14 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="module")
 def two_nodes(tmp_path_factory):
-    """(GCS address, node-2 `ray start` process, environment, Ray Client address) of a fresh two-node
-    loopback cluster."""
-    port, client_port = _free_port(), _free_port()
+    """(GCS address, node-2 `ray start` process, environment) of a fresh two-node loopback cluster."""
+    port = _free_port()
     env = {**os.environ, "RAY_AUTH_MODE": "disabled",
            "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p)}
     env.pop("RAY_ADDRESS", None)
     logs = tmp_path_factory.mktemp("ray-logs")
     common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--block", "--disable-usage-stats"]
-    head = subprocess.Popen([*RAY, "start", "--head", f"--port={port}", f"--ray-client-server-port={client_port}",
-                             "--include-dashboard=false", *common],
+    head = subprocess.Popen([*RAY, "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
                             env=env, stdout=open(logs / "head.log", "w"), stderr=subprocess.STDOUT)
     nodes = [head]
     try:
@@ -64,7 +62,7 @@ def two_nodes(tmp_path_factory):
                                 env=env, stdout=open(logs / "node.log", "w"), stderr=subprocess.STDOUT)
         nodes.append(node)
         _wait_for_nodes(address, 2, env, node)
-        yield address, node, env, f"ray://127.0.0.1:{client_port}"
+        yield address, node, env
     finally:
         for proc in reversed(nodes):
             _stop(proc)
@@ -84,7 +82,7 @@ def _wait_for_nodes(address: str, n: int, env: dict, proc: subprocess.Popen, tim
 
 
 def test_a_node_lost_mid_run_leaves_the_output_unchanged(two_nodes, local_reference, tmp_path):
-    address, node, env, _ = two_nodes
+    address, node, env = two_nodes
     out = tmp_path / "cluster"
     argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
             "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", address]
@@ -105,10 +103,28 @@ def test_a_node_lost_mid_run_leaves_the_output_unchanged(two_nodes, local_refere
     assert digest(out) == local_reference
 
 
-def test_a_ray_client_run_writes_the_local_bytes(two_nodes, local_reference, tmp_path):
-    """Runs after the node-loss test (which wants fresh, not yet warmed, workers on node 2), on the
-    node that is left."""
-    _, _, env, client = two_nodes
+
+@pytest.fixture(scope="module")
+def client_head(tmp_path_factory):
+    """(Ray Client address, environment) of a fresh one-node loopback cluster with a client server."""
+    port, client_port = _free_port(), _free_port()
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled",
+           "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p)}
+    env.pop("RAY_ADDRESS", None)
+    logs = tmp_path_factory.mktemp("ray-client-logs")
+    head = subprocess.Popen([*RAY, "start", "--head", f"--port={port}", f"--ray-client-server-port={client_port}",
+                             "--include-dashboard=false", "--node-ip-address=127.0.0.1", "--num-cpus=2", "--block",
+                             "--disable-usage-stats"], env=env, stdout=open(logs / "head.log", "w"),
+                            stderr=subprocess.STDOUT)
+    try:
+        _wait_for_nodes(f"127.0.0.1:{port}", 1, env, head)
+        yield f"ray://127.0.0.1:{client_port}", env
+    finally:
+        _stop(head)
+
+
+def test_a_ray_client_run_writes_the_local_bytes(client_head, local_reference, tmp_path):
+    client, env = client_head
     out = tmp_path / "client"
     argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
             "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", client]
