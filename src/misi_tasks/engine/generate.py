@@ -301,9 +301,34 @@ class _UnitReader:
         return self.items[k]
 
 
-def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
-              summary: "GenerateSummary") -> None:
-    """Write the shards of one (task, split), one shard in memory at a time."""
+@dataclass(frozen=True)
+class _ShardJob:
+    """One shard to write: its items as (complex, position in its unit, letter or None)."""
+
+    out_dir: Path
+    task: str
+    path: Path
+    refs: tuple[tuple[str, int, int | None], ...]
+
+
+def _write_shard_job(job: _ShardJob) -> str:
+    """Write one shard from the work folder's units (in a worker); returns its path under OUT."""
+    reader = _UnitReader(WorkDir(job.out_dir), job.task)
+    rows = []
+    for cid, k, letter in job.refs:
+        item = reader.get(cid, k)
+        rows.append((item.assign_letter(letter) if letter is not None else item).to_row())
+    write_shard(rows, job.path)
+    return str(job.path.relative_to(job.out_dir))
+
+
+def _plan_shards(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
+                 summary: "GenerateSummary") -> list[_ShardJob]:
+    """Count the items of one (task, split) into ``summary`` and return its shards still to write.
+
+    Shards already written by an interrupted run are counted as skipped; the others are jobs that
+    any worker may write (one shard in memory per worker), see :func:`_write_shard_job`.
+    """
     refs: list[tuple[str, int, int, int]] = []  # (complex, position in its unit, images, bytes)
     for cid in cids:
         if not work.has_unit(cid, task):
@@ -321,20 +346,15 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
     paths = shard_paths(cfg.out_dir, task, split, len(bounds)) if bounds else []
     for stale in set((cfg.out_dir / "data" / task).glob(f"{split}-*.parquet")) - set(paths):
         stale.unlink()  # left by an earlier run with other arguments
-    reader = _UnitReader(work, task)
+    jobs = []
     for (lo, hi), path in zip(bounds, paths):
         rel = str(path.relative_to(cfg.out_dir))
         if state["shards_done"].get(rel) and path.is_file():
             summary.shards_skipped += 1
             continue
-        rows = []
-        for k in range(lo, hi):
-            item = reader.get(refs[k][0], refs[k][1])
-            rows.append((item.assign_letter(letters[k]) if letters else item).to_row())
-        write_shard(rows, path)
-        state["shards_done"][rel] = True
-        work.save_state(state)
-        summary.shards.append(rel)
+        jobs.append(_ShardJob(cfg.out_dir, task, path,
+                              tuple((refs[k][0], refs[k][1], letters[k] if letters else None) for k in range(lo, hi))))
+    return jobs
 
 
 def _plan(cfg: GenerateConfig):
@@ -481,11 +501,21 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             for r in tqdm(reports, total=len(jobs), desc="complexes", unit="cx", disable=not progress):
                 if r["error"]:
                     summary.failed_complexes[printable(r["complex"])] = r["error"]
-        usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
-        summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
-        for task in cfg.tasks:
-            for split in sorted(set(splits.values())):
-                _assemble(cfg, work, state, task, split, [c for c in usable if splits[c] == split], summary)
+            usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
+            summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
+            # 3. write the shards: counted and planned here, written by the workers, recorded as they finish
+            shard_jobs = [job for task in cfg.tasks for split in sorted(set(splits.values()))
+                          for job in _plan_shards(cfg, work, state, task, split,
+                                                  [c for c in usable if splits[c] == split], summary)]
+            written = backend.map(_write_shard_job, shard_jobs, setup=_init_worker,
+                                  name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)
+            done_now = set()
+            for rel in tqdm(written, total=len(shard_jobs), desc="shards", unit="shard", disable=not progress):
+                state["shards_done"][rel] = True
+                work.save_state(state)
+                done_now.add(rel)
+            summary.shards += [rel for rel in (str(j.path.relative_to(cfg.out_dir)) for j in shard_jobs)
+                               if rel in done_now]  # in plan order, whatever order they finished in
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
         write_card(cfg, summary)
