@@ -309,6 +309,7 @@ class _ShardJob:
     task: str
     path: Path
     refs: tuple[tuple[str, int, int | None], ...]
+    nbytes: int = 0  # PNG bytes in the shard: big shards are handed out first
 
 
 def _write_shard_job(job: _ShardJob) -> str:
@@ -353,7 +354,8 @@ def _plan_shards(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, spl
             summary.shards_skipped += 1
             continue
         jobs.append(_ShardJob(cfg.out_dir, task, path,
-                              tuple((refs[k][0], refs[k][1], letters[k] if letters else None) for k in range(lo, hi))))
+                              tuple((refs[k][0], refs[k][1], letters[k] if letters else None) for k in range(lo, hi)),
+                              sum(r[3] for r in refs[lo:hi])))
     return jobs
 
 
@@ -507,7 +509,8 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             shard_jobs = [job for task in cfg.tasks for split in sorted(set(splits.values()))
                           for job in _plan_shards(cfg, work, state, task, split,
                                                   [c for c in usable if splits[c] == split], summary)]
-            written = backend.map(_write_shard_job, shard_jobs, setup=_init_worker,
+            biggest_first = sorted(shard_jobs, key=lambda j: -j.nbytes)  # the workers finish together
+            written = backend.map(_write_shard_job, biggest_first, setup=_init_worker,
                                   name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)
             done_now = set()
             for rel in tqdm(written, total=len(shard_jobs), desc="shards", unit="shard", disable=not progress):
