@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import signal
+import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -179,11 +181,70 @@ def _scene_loader(dirs: dict[str, Any], settings: RenderSettings):
     return load
 
 
+_WARM = False  # this process has loaded (or compiled) the render kernels
+
+
+def _compile_lock_path() -> Path:
+    """The lock file that lets one process at a time compile the kernels into numba's cache.
+
+    Beside the cache when ``NUMBA_CACHE_DIR`` is set, else in the temporary folder, named after
+    the package folder whose ``__pycache__`` numba then uses (one lock per cache).
+    """
+    import misi_render
+    from numba.core.config import CACHE_DIR
+
+    pkg = str(Path(misi_render.__file__).resolve().parent)
+    if CACHE_DIR:
+        return Path(CACHE_DIR) / "misi-compile.lock"
+    tag = hashlib.sha256(pkg.encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"misi-compile-{os.getuid() if hasattr(os, 'getuid') else 0}-{tag}.lock"
+
+
+def _warm_up_once(block: bool = True) -> bool:
+    """Load the render kernels, compiling them only if no other process is doing so right now.
+
+    Kernels are compiled under an exclusive lock (:func:`_compile_lock_path`), so on a cold cache
+    the first worker compiles them and writes numba's cache while the others wait and then load
+    the cache, instead of every worker compiling the same kernels at once.  With ``block=False`` a
+    worker that finds the lock taken returns False at once (it can load complexes meanwhile) and
+    warms up later with ``block=True``.  Returns True once the kernels are loaded in this process.
+    """
+    global _WARM
+    if _WARM:
+        return True
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        warm_up()
+        _WARM = True
+        return True
+    path = _compile_lock_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:  # no place for a lock: every worker compiles for itself, as numba would
+        warm_up()
+        _WARM = True
+        return True
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        warm_up()
+        _WARM = True
+        return True
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def _init_worker() -> None:
-    """Load the render kernels once per worker (numba cache) before the first complex.  Ctrl-C is
-    left to the parent (one line, no traceback per worker)."""
+    """Load the render kernels once per worker (numba cache) before the first complex, unless
+    another worker is compiling them (then this one loads complexes and warms up before its first
+    complex, see :func:`_warm_up_once`).  Ctrl-C is left to the parent (one line, no traceback
+    per worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    warm_up()
+    _warm_up_once(block=False)
 
 
 def _one_line(exc: BaseException, where: Path | str) -> str:
@@ -214,6 +275,7 @@ def _check_complex(args: tuple) -> tuple[str, str | None]:
 def _process_complex(args: tuple) -> dict[str, Any]:
     """Generate every requested task for one complex and write its units; returns a report."""
     cfg, cid, split, dirs, partner_ids = args
+    _warm_up_once()
     try:
         return _generate_units(cfg, cid, split, dirs, partner_ids)
     except OSError:
