@@ -9,7 +9,8 @@ Runs the same generation (all nine tasks, test-split counts, warm numba cache) o
 first entry, then projects the wall time of the paper's 588K images and of full PDBbind (2.8M)
 at 64, 256 and 1,024 CPUs.  A Ray instance is started before its run and its start-up is reported
 apart (a fixed cost, not a rate).  Each run is split into the parallel phase (until the last
-complex's report) and the driver's serial phase (assembling shards, the card); the projection is
+result of the backend: the complexes' reports, then the shards the workers write) and the
+driver's serial phase (the card, the final state); the projection is
 
     wall(N) = images / (per-CPU images/s x N) + images x serial seconds per image
 
@@ -49,7 +50,7 @@ class Run:
     cpus: int
     images: int = 0
     wall: float = 0.0  # generate_dataset, Ray start-up excluded
-    parallel: float = 0.0  # until the last report
+    parallel: float = 0.0  # until the backend's last result (complexes, then shards)
     startup: float = 0.0  # Ray start-up, before the run
     cpu: float = 0.0  # CPU seconds of this process and all its descendants (pool workers, Ray) during the run
     cpu_parallel: float = 0.0  # ... until the last report

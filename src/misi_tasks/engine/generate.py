@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import signal
+import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -179,11 +181,70 @@ def _scene_loader(dirs: dict[str, Any], settings: RenderOptions):
     return load
 
 
+_WARM = False  # this process has loaded (or compiled) the render kernels
+
+
+def _compile_lock_path() -> Path:
+    """The lock file that lets one process at a time compile the kernels into numba's cache.
+
+    Beside the cache when ``NUMBA_CACHE_DIR`` is set, else in the temporary folder, named after
+    the package folder whose ``__pycache__`` numba then uses (one lock per cache).
+    """
+    import misi_render
+    from numba.core.config import CACHE_DIR
+
+    pkg = str(Path(misi_render.__file__).resolve().parent)
+    if CACHE_DIR:
+        return Path(CACHE_DIR) / "misi-compile.lock"
+    tag = hashlib.sha256(pkg.encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"misi-compile-{os.getuid() if hasattr(os, 'getuid') else 0}-{tag}.lock"
+
+
+def _warm_up_once(block: bool = True) -> bool:
+    """Load the render kernels, compiling them only if no other process is doing so right now.
+
+    Kernels are compiled under an exclusive lock (:func:`_compile_lock_path`), so on a cold cache
+    the first worker compiles them and writes numba's cache while the others wait and then load
+    the cache, instead of every worker compiling the same kernels at once.  With ``block=False`` a
+    worker that finds the lock taken returns False at once (it can load complexes meanwhile) and
+    warms up later with ``block=True``.  Returns True once the kernels are loaded in this process.
+    """
+    global _WARM
+    if _WARM:
+        return True
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        warm_up()
+        _WARM = True
+        return True
+    path = _compile_lock_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:  # no place for a lock: every worker compiles for itself, as numba would
+        warm_up()
+        _WARM = True
+        return True
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        warm_up()
+        _WARM = True
+        return True
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def _init_worker() -> None:
-    """Load the render kernels once per worker (numba cache) before the first complex.  Ctrl-C is
-    left to the parent (one line, no traceback per worker)."""
+    """Load the render kernels once per worker (numba cache) before the first complex, unless
+    another worker is compiling them (then this one loads complexes and warms up before its first
+    complex, see :func:`_warm_up_once`).  Ctrl-C is left to the parent (one line, no traceback
+    per worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    warm_up()
+    _warm_up_once(block=False)
 
 
 def _one_line(exc: BaseException, where: Path | str) -> str:
@@ -214,6 +275,7 @@ def _check_complex(args: tuple) -> tuple[str, str | None]:
 def _process_complex(args: tuple) -> dict[str, Any]:
     """Generate every requested task for one complex and write its units; returns a report."""
     cfg, cid, split, dirs, partner_ids = args
+    _warm_up_once()
     try:
         return _generate_units(cfg, cid, split, dirs, partner_ids)
     except OSError:
@@ -301,9 +363,35 @@ class _UnitReader:
         return self.items[k]
 
 
-def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
-              summary: "GenerateSummary") -> None:
-    """Write the shards of one (task, split), one shard in memory at a time."""
+@dataclass(frozen=True)
+class _ShardJob:
+    """One shard to write: its items as (complex, position in its unit, letter or None)."""
+
+    out_dir: Path
+    task: str
+    path: Path
+    refs: tuple[tuple[str, int, int | None], ...]
+    nbytes: int = 0  # PNG bytes in the shard: big shards are handed out first
+
+
+def _write_shard_job(job: _ShardJob) -> str:
+    """Write one shard from the work folder's units (in a worker); returns its path under OUT."""
+    reader = _UnitReader(WorkDir(job.out_dir), job.task)
+    rows = []
+    for cid, k, letter in job.refs:
+        item = reader.get(cid, k)
+        rows.append((item.assign_letter(letter) if letter is not None else item).to_row())
+    write_shard(rows, job.path)
+    return str(job.path.relative_to(job.out_dir))
+
+
+def _plan_shards(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
+                 summary: "GenerateSummary") -> list[_ShardJob]:
+    """Count the items of one (task, split) into ``summary`` and return its shards still to write.
+
+    Shards already written by an interrupted run are counted as skipped; the others are jobs that
+    any worker may write (one shard in memory per worker), see :func:`_write_shard_job`.
+    """
     refs: list[tuple[str, int, int, int]] = []  # (complex, position in its unit, images, bytes)
     for cid in cids:
         if not work.has_unit(cid, task):
@@ -321,20 +409,16 @@ def _assemble(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split:
     paths = shard_paths(cfg.out_dir, task, split, len(bounds)) if bounds else []
     for stale in set((cfg.out_dir / "data" / task).glob(f"{split}-*.parquet")) - set(paths):
         stale.unlink()  # left by an earlier run with other arguments
-    reader = _UnitReader(work, task)
+    jobs = []
     for (lo, hi), path in zip(bounds, paths):
         rel = str(path.relative_to(cfg.out_dir))
         if state["shards_done"].get(rel) and path.is_file():
             summary.shards_skipped += 1
             continue
-        rows = []
-        for k in range(lo, hi):
-            item = reader.get(refs[k][0], refs[k][1])
-            rows.append((item.assign_letter(letters[k]) if letters else item).to_row())
-        write_shard(rows, path)
-        state["shards_done"][rel] = True
-        work.save_state(state)
-        summary.shards.append(rel)
+        jobs.append(_ShardJob(cfg.out_dir, task, path,
+                              tuple((refs[k][0], refs[k][1], letters[k] if letters else None) for k in range(lo, hi)),
+                              sum(r[3] for r in refs[lo:hi])))
+    return jobs
 
 
 def _plan(cfg: GenerateConfig):
@@ -481,11 +565,22 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             for r in tqdm(reports, total=len(jobs), desc="complexes", unit="cx", disable=not progress):
                 if r["error"]:
                     summary.failed_complexes[printable(r["complex"])] = r["error"]
-        usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
-        summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
-        for task in cfg.tasks:
-            for split in sorted(set(splits.values())):
-                _assemble(cfg, work, state, task, split, [c for c in usable if splits[c] == split], summary)
+            usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
+            summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
+            # 3. write the shards: counted and planned here, written by the workers, recorded as they finish
+            shard_jobs = [job for task in cfg.tasks for split in sorted(set(splits.values()))
+                          for job in _plan_shards(cfg, work, state, task, split,
+                                                  [c for c in usable if splits[c] == split], summary)]
+            biggest_first = sorted(shard_jobs, key=lambda j: -j.nbytes)  # the workers finish together
+            written = backend.map(_write_shard_job, biggest_first, setup=_init_worker,
+                                  name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)
+            done_now = set()
+            for rel in tqdm(written, total=len(shard_jobs), desc="shards", unit="shard", disable=not progress):
+                state["shards_done"][rel] = True
+                work.save_state(state)
+                done_now.add(rel)
+            summary.shards += [rel for rel in (str(j.path.relative_to(cfg.out_dir)) for j in shard_jobs)
+                               if rel in done_now]  # in plan order, whatever order they finished in
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
         write_card(cfg, summary)

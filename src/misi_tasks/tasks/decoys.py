@@ -91,7 +91,8 @@ def grey_thumbnail(image: np.ndarray) -> np.ndarray:
 
     One integer pass over the RGB bytes (no resampling filter), so it is cheap enough to run for
     every candidate decoy: the ``f`` rows of a block are added first, then the ``f`` x channels
-    bytes of each block (integer sums are exact, so the order does not change the result).
+    values of each block, as one matrix-vector product.  Every partial sum is an integer far below
+    2**53, so the float64 sums are exact in any order: the result is the exact block sum.
     """
     f = max(1, image.shape[0] // SSIM_SIZE)
     h, w = (image.shape[0] // f) * f, (image.shape[1] // f) * f
@@ -100,10 +101,8 @@ def grey_thumbnail(image: np.ndarray) -> np.ndarray:
     rows = blocks[:, 0].astype(np.uint32)
     for k in range(1, f):
         rows += blocks[:, k]
-    cells = rows.reshape(h // f, w // f, f * c)
-    total = cells[..., 0].copy()
-    for j in range(1, f * c):
-        total += cells[..., j]
+    cells = rows.reshape((h // f) * (w // f), f * c).astype(np.float64)
+    total = (cells @ np.ones(f * c)).reshape(h // f, w // f)
     return total / (255.0 * f * f * c)
 
 
