@@ -88,3 +88,10 @@ def test_an_unknown_protocol_is_a_one_line_error(tmp_path, capsys):
     assert main([*ARGS, "--input", "nosuchproto://x/y", "--out", str(tmp_path / "o"), "--stage", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nosuchproto://x/y" in err
+
+
+def test_an_unusable_output_url_fails_before_anything_is_generated(tmp_path, capsys):
+    assert main([*ARGS, "--out", "nosuchproto://x/y", "--stage", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nosuchproto://x/y" in err and "rerun to upload" not in err
+    assert not (tmp_path / "s" / "out").exists()

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
-from misi_tasks.engine.remote import RemoteError, download_input, is_url, stage_dir, upload_output
+from misi_tasks.engine.remote import RemoteError, check_url, download_input, is_url, stage_dir, upload_output
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
 from misi_tasks.spec.registry import task_spec
 from misi_tasks.version import package_version
@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
+        if remote_out:
+            check_url(remote_out)
         input_dir = (download_input(remote_in, stage / "input") if remote_in
                      else Path(args.input) if args.input else sample_root())
     except (RemoteError, OSError) as exc:

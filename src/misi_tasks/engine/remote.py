@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RemoteError", "download_input", "is_url", "published_files", "stage_dir", "upload_output"]
+__all__ = ["RemoteError", "check_url", "download_input", "is_url", "published_files", "stage_dir", "upload_output"]
 
 #: What misi-gen publishes in OUT (everything else there is its own or the user's).
 PUBLISHED = ("README.md", "failures.txt", "figures", "data")
@@ -53,6 +53,12 @@ def _fs(url: str) -> tuple[Any, str]:
     except (ImportError, ValueError) as exc:
         raise RemoteError(f"{url}: cannot open this URL ({' '.join(str(exc).split())})") from None
     return fs, path.rstrip("/")
+
+
+def check_url(url: str) -> None:
+    """Raise :class:`RemoteError` now if ``url``'s filesystem cannot be opened (no fsspec, unknown
+    protocol, missing driver), so that a run never generates a dataset it cannot upload."""
+    _fs(url)
 
 
 def stage_dir(urls: list[str], stage: Path | None = None) -> Path:
