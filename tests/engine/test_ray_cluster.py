@@ -129,6 +129,12 @@ def test_a_ray_client_run_writes_the_local_bytes(client_head, local_reference, t
     argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
             "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", client]
     run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    if "Starting Ray client server failed" in run.stderr:
+        # Ray's client proxy sometimes fails to spawn the per-client server on a loaded machine
+        # (seen 2 times in ~10 suite runs, never twice in a row); that is Ray's start-up, not misi
+        out = tmp_path / "client-again"
+        argv[argv.index("--out") + 1] = str(out)
+        run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Started a local Ray instance" not in run.stderr  # it used the cluster, through the client
     assert "from 5 complexes" in run.stdout and "skipped complex" not in run.stdout
