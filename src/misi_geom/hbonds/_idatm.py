@@ -12,7 +12,7 @@ planar, tetrahedral) and an expected number of substituents.  misi assigns the s
   are unknown (pocket hetero groups have order 1), a bond-length/angle fallback.
 
 Explicit hydrogens decide protonation where present (a pocket ASP/GLU with its acid H is a neutral
-acid, :func:`_protonation_from_hydrogens`).  Without them -- a ligand with no H at all, or a pocket
+acid, :mod:`misi_geom.hbonds._templates`).  Without them -- a ligand with no H at all, or a pocket
 hetero group -- IDATM's heavy-atom rules apply: bond lengths for terminal O and two-connected C,
 the ring pass for ring N and aromaticity, the aniline and conjugated-N rules; RDKit's charges of an
 H-free ligand are not trusted.
@@ -26,6 +26,8 @@ import numpy as np
 
 from misi_geom.hbonds._rings import ring_atom_types
 from misi_geom.complex import Complex
+from misi_geom.hbonds._graph import AtomGraph
+from misi_geom.hbonds._templates import template_types
 
 __all__ = ["SINGLE", "LINEAR", "PLANAR", "TETRAHEDRAL", "TYPE_INFO", "AtomGraph", "idatm_types"]
 
@@ -44,91 +46,11 @@ TYPE_INFO: dict[str, tuple[int, int]] = {
     "Son": (4, 4), "Sxd": (4, 3),
 }
 
-_BACKBONE = {"N": "Npl", "CA": "C3", "C": "C2", "O": "O2", "OXT": "O2-"}
-_SIDE = {
-    "ALA": {"CB": "C3"},
-    "ARG": {"CB": "C3", "CG": "C3", "CD": "C3", "NE": "Ng+", "CZ": "C2", "NH1": "Ng+", "NH2": "Ng+"},
-    "ASN": {"CB": "C3", "CG": "C2", "OD1": "O2", "ND2": "Npl"},
-    "ASP": {"CB": "C3", "CG": "Cac", "OD1": "O2-", "OD2": "O2-"},
-    "CYS": {"CB": "C3", "SG": "S3"},
-    "GLN": {"CB": "C3", "CG": "C3", "CD": "C2", "OE1": "O2", "NE2": "Npl"},
-    "GLU": {"CB": "C3", "CG": "C3", "CD": "Cac", "OE1": "O2-", "OE2": "O2-"},
-    "GLY": {},
-    "HIS": {"CB": "C3", "CG": "Car", "ND1": "Npl", "CD2": "Car", "CE1": "Car", "NE2": "Npl"},
-    "ILE": {"CB": "C3", "CG1": "C3", "CG2": "C3", "CD1": "C3"},
-    "LEU": {"CB": "C3", "CG": "C3", "CD1": "C3", "CD2": "C3"},
-    "LYS": {"CB": "C3", "CG": "C3", "CD": "C3", "CE": "C3", "NZ": "N3+"},
-    "MET": {"CB": "C3", "CG": "C3", "SD": "S3", "CE": "C3"},
-    "PHE": {"CB": "C3", **{n: "Car" for n in ("CG", "CD1", "CD2", "CE1", "CE2", "CZ")}},
-    "PRO": {"CB": "C3", "CG": "C3", "CD": "C3"},
-    "SER": {"CB": "C3", "OG": "O3"},
-    "THR": {"CB": "C3", "OG1": "O3", "CG2": "C3"},
-    "TRP": {"CB": "C3", "NE1": "Npl",
-            **{n: "Car" for n in ("CG", "CD1", "CD2", "CE2", "CE3", "CZ2", "CZ3", "CH2")}},
-    "TYR": {"CB": "C3", "OH": "O3", **{n: "Car" for n in ("CG", "CD1", "CD2", "CE1", "CE2", "CZ")}},
-    "VAL": {"CB": "C3", "CG1": "C3", "CG2": "C3"},
-}
-_SIDE["HID"] = _SIDE["HIE"] = _SIDE["HIP"] = _SIDE["HIS"]
-_SIDE["CYX"] = _SIDE["CYM"] = _SIDE["CYS"]
-_SIDE["ASH"], _SIDE["GLH"], _SIDE["LYN"] = _SIDE["ASP"], _SIDE["GLU"], _SIDE["LYS"]
-
-
-class AtomGraph:
-    """Adjacency of a complex: neighbour lists, bond orders, and (lazily) the rings of each atom."""
-
-    def __init__(self, c: Complex) -> None:
-        n = len(c)
-        self.nbrs: list[list[int]] = [[] for _ in range(n)]
-        self.order: dict[tuple[int, int], float] = {}
-        for (i, j), o in zip(c.bonds.tolist(), c.bond_order.tolist()):
-            self.nbrs[i].append(j)
-            self.nbrs[j].append(i)
-            self.order[(i, j)] = self.order[(j, i)] = o
-        self.is_h: list[bool] = c.is_hydrogen.tolist()
-        self.element: list[str] = c.element.tolist()
-        self._rings: dict[int, list[frozenset]] = {}
-
-    def heavy(self, i: int) -> list[int]:
-        return [j for j in self.nbrs[i] if not self.is_h[j]]
-
-    def rings(self, i: int) -> list[frozenset]:
-        """Smallest ring (heavy atoms, up to 8) through each bond of atom ``i``, deduplicated."""
-        if i not in self._rings:
-            found = {_smallest_ring(self.nbrs, self.is_h, i, j) for j in self.nbrs[i] if not self.is_h[j]}
-            found.discard(None)
-            self._rings[i] = sorted(found, key=lambda r: (len(r), sorted(r)))
-        return self._rings[i]
-
-
-def _smallest_ring(nbrs: list[list[int]], is_h: list[bool], a: int, b: int, max_size: int = 8):
-    """Atoms of the smallest ring through bond a-b (breadth-first from b back to a), or None."""
-    prev = {b: -1}
-    frontier = [b]
-    for _depth in range(max_size - 1):
-        nxt = []
-        for u in frontier:
-            for v in nbrs[u]:
-                if is_h[v] or v in prev or (u == b and v == a):
-                    continue
-                prev[v] = u
-                if v == a:
-                    path, w = [], a
-                    while w != -1:
-                        path.append(w)
-                        w = prev[w]
-                    return frozenset(path)
-                nxt.append(v)
-        if not nxt:
-            return None
-        frontier = nxt
-    return None
-
-
 def idatm_types(c: Complex, g: AtomGraph | None = None) -> np.ndarray:
     """IDATM-style type of every atom of ``c`` (``<U4``; element symbol when no type applies)."""
     g = g or AtomGraph(c)
     out = np.array(c.element, dtype="<U4")
-    templated = _template_types(c, g, out)
+    templated = template_types(c, g, out)
     charge = _trusted_charges(c)
     h_free = _hydrogen_free_ligand(c)
     for i in range(len(c)):
@@ -197,128 +119,6 @@ def _conjugated_nitrogens(c: Complex, g: AtomGraph, out: np.ndarray, templated: 
                     else:
                         out[i] = "N3+" if heavy == 0 or all(out[k] in ("C3", "H", "D") for k in g.nbrs[i]) else "N3"
                     break
-
-
-def _template_types(c: Complex, g: AtomGraph, out: np.ndarray) -> np.ndarray:
-    done = np.zeros(len(c), dtype=bool)
-    pocket = ~c.is_ligand
-    _ligand_template_types(c, out, done)
-    for i in np.flatnonzero(pocket & ~c.is_hydrogen):
-        side = _SIDE.get(str(c.res_name[i]))
-        if side is None:
-            continue
-        name = str(c.atom_name[i])
-        t = side.get(name) or _BACKBONE.get(name)
-        if t is None:
-            continue
-        out[i] = t
-        done[i] = True
-    # chain-fragment starts: a backbone N without a peptide bond is charged (N3+), unless the
-    # residue before it in the file continues the numbering (same chain, number +0/+1): ChimeraX
-    # then sees missing structure inside one fragment, not a new N-terminus.
-    # C-termini: OXT present -> carboxylate
-    res_key = {int(r): (str(ch), int(n)) for r, ch, n in zip(c.res_index[pocket], c.chain_id[pocket], c.res_id[pocket])}
-    for i in np.flatnonzero(done):
-        name = str(c.atom_name[i])
-        if name == "N":
-            if any(c.atom_name[j] == "C" and c.res_index[j] != c.res_index[i] for j in g.nbrs[i]):
-                continue
-            prev = res_key.get(int(c.res_index[i]) - 1)
-            if prev is None or prev[0] != c.chain_id[i] or int(c.res_id[i]) - prev[1] not in (0, 1):
-                out[i] = "N3+"
-        elif name == "OXT":
-            for j in g.nbrs[i]:
-                out[j] = "Cac"
-                for k in g.nbrs[j]:
-                    if c.atom_name[k] == "O":
-                        out[k] = "O2-"
-    for i in np.flatnonzero(pocket & c.is_hydrogen):
-        out[i] = "HC" if any(c.element[j] == "C" for j in g.nbrs[i]) else "H"
-        done[i] = True
-    _protonation_from_hydrogens(c, g, out)
-    return done
-
-
-#: Acid groups of the standard residues: residue -> (carboxyl carbon, {acid O: the H name that
-#: protonates it}).  ChimeraX picks the neutral-acid template variant by these names (PDB
-#: convention: HD2 on OD2 of a protonated aspartate; HD1/HE1 where a program puts it on the
-#: other oxygen), the first listed oxygen winning when both are named.
-_ACIDS = {
-    "ASP": ("CG", {"OD1": "HD1", "OD2": "HD2"}),
-    "GLU": ("CD", {"OE1": "HE1", "OE2": "HE2"}),
-}
-_ACIDS["ASH"], _ACIDS["GLH"] = _ACIDS["ASP"], _ACIDS["GLU"]
-#: Residue names a program (Amber, CHARMM) gives one protonation state; ChimeraX has no template for
-#: them and types them from their chemistry, i.e. from the hydrogens actually bonded.
-_BY_CHEMISTRY = frozenset({"ASH", "GLH", "HID", "HIE", "HIP"})
-
-
-def _protonation_from_hydrogens(c: Complex, g: AtomGraph, out: np.ndarray) -> None:
-    """Explicit hydrogens decide the protonation of pocket acid and histidine groups, as in ChimeraX.
-
-    * A standard ASP/GLU carrying an acid hydrogen (HD2 on OD2, ...) is a neutral carboxylic acid:
-      carbon ``C2``, protonated oxygen ``O3`` (an H-bond donor through its H), the other ``O2``.
-      The hydrogen is recognised by its name (ChimeraX's templates do the same).  For the
-      state-named residues ASH/GLH the oxygen actually bonded to a hydrogen is the protonated one.
-    * HID/HIE/HIP: a ring N without a hydrogen, next to a ring N that has one, is ``N2`` (an
-      acceptor only).  Standard HIS keeps its template (both ring N ``Npl``), as ChimeraX does.
-
-    Without hydrogens on the group nothing changes (the charged template stands).
-    """
-    pocket = ~c.is_ligand
-    rows = np.flatnonzero(pocket)
-    if not len(rows) or not (c.is_hydrogen[rows]).any():
-        return
-    by_res: dict[int, list[int]] = {}
-    for i in rows.tolist():
-        by_res.setdefault(int(c.res_index[i]), []).append(i)
-    for atoms in by_res.values():
-        res = str(c.res_name[atoms[0]])
-        if res not in _ACIDS and res not in ("HID", "HIE", "HIP"):
-            continue
-        name_of = {str(c.atom_name[i]): i for i in atoms}
-        if res in _ACIDS:
-            carbon, oxygens = _ACIDS[res]
-            if carbon not in name_of or not all(o in name_of for o in oxygens):
-                continue
-            if res in _BY_CHEMISTRY:
-                protonated = [o for o in oxygens if any(g.is_h[j] for j in g.nbrs[name_of[o]])]
-            else:
-                protonated = [o for o, h in oxygens.items() if h in name_of and g.is_h[name_of[h]]]
-            if not protonated:
-                continue
-            out[name_of[carbon]] = "C2"
-            for o in oxygens:
-                out[name_of[o]] = "O3" if o == protonated[0] else "O2"
-        else:
-            ring_n = [name_of[n] for n in ("ND1", "NE2") if n in name_of]
-            with_h = [i for i in ring_n if any(g.is_h[j] for j in g.nbrs[i])]
-            if with_h:
-                for i in ring_n:
-                    if i not in with_h:
-                        out[i] = "N2"
-
-
-def _ligand_template_types(c: Complex, out: np.ndarray, done: np.ndarray) -> None:
-    """A ligand residue named like a standard amino acid (e.g. a peptide stored as one mol2
-    substructure "HIS") is typed as ChimeraX types it: every atom whose name appears in that
-    residue's template takes the template type, whatever its chemistry; as a lone residue its N is
-    a charged N-terminus (N3+), and with an OXT its C/O form a carboxylate (Cac/O2-)."""
-    lig = np.flatnonzero(c.is_ligand & ~c.is_hydrogen)
-    for res in set(c.res_name[lig].tolist()):
-        side = _SIDE.get(res)
-        if side is None:
-            continue
-        rows = lig[c.res_name[lig] == res]
-        names = set(c.atom_name[rows].tolist())
-        table = {**_BACKBONE, **side, "N": "N3+"}
-        if "OXT" in names:
-            table.update(C="Cac", O="O2-")
-        for i in rows:
-            t = table.get(str(c.atom_name[i]))
-            if t is not None:
-                out[i] = t
-                done[i] = True
 
 
 def _terminal_o(g: AtomGraph, i: int) -> list[int]:
