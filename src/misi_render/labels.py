@@ -24,8 +24,10 @@ Pillow and composited by a numba kernel.
 placement, dropping and pixels as :func:`label_requests` -> :func:`place_labels` ->
 :func:`drop_labels_over` -> :func:`draw_labels` -> :func:`placed_labels` (the reference, which
 ``tests/render/test_label_fast_path.py`` compares it with byte for byte), but with per-label arrays
-instead of :class:`Label` objects, residue texts kept per complex, every text patch kept in one
-atlas (no per-view concatenation) and the labels composited into the caller's image in place.
+instead of :class:`Label` objects, every text patch kept in one atlas (no per-view concatenation),
+what no view changes kept per complex (:class:`_LabelCache`: each label's text and atlas entry, each
+atom's residue number), residue anchors found by a numba kernel, and the labels composited into the
+caller's image in place.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from misi_geom import Complex, residue_starts
 from misi_render.screen import ScreenCoords
-from misi_render._layout import composite, composite_rows, place_boxes
+from misi_render._layout import composite, composite_rows, place_boxes, residue_anchors
 
 __all__ = [
     "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
@@ -385,6 +387,7 @@ class _Atlas:
         self.reset()
 
     def reset(self) -> None:
+        self.generation = next(_GENERATIONS)  # entries kept by a _LabelCache are valid in one generation
         self.keep = np.empty((1 << 16, 3), dtype=np.float32)  # rows past ``used`` are never read
         self.paint = np.empty((1 << 16, 3), dtype=np.float32)
         self.used = 0
@@ -418,29 +421,80 @@ class _Atlas:
             rows = [get(k) or self._add(k) for k in keys]
             return np.array(rows, dtype=np.int64).reshape(-1, 5), self.keep, self.paint
 
+    def lookup_cached(self, cache: _LabelCache, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`lookup` of the labels ``labels`` (flat indices into ``cache``), via the entries
+        ``cache`` kept from earlier views: only labels not drawn before build their key."""
+        with _FREETYPE_LOCK:
+            if cache.generation != self.generation:
+                cache.entries.fill(-1)
+                cache.generation = self.generation
+            ent = cache.entries[labels]
+            miss = np.flatnonzero(ent[:, 0] < 0)
+            if len(miss):
+                keys = [cache.key(j) for j in labels[miss].tolist()]
+                if self.used > self.MAX_PIXELS and any(k not in self.index for k in keys):
+                    self.reset()
+                    cache.entries.fill(-1)
+                    cache.generation = self.generation
+                    miss = np.arange(len(labels))
+                    keys = [cache.key(j) for j in labels.tolist()]
+                get = self.index.get
+                rows = np.array([get(k) or self._add(k) for k in keys], dtype=np.int64).reshape(-1, 5)
+                ent[miss] = rows
+                cache.entries[labels[miss]] = rows
+            return ent, self.keep, self.paint
 
+
+_GENERATIONS = itertools.count()
 _ATLAS = _Atlas()
 
-#: Residue label texts per drawn complex and chain option: {(id(c), chain): (c, {atom: text})}.
-#: The complex is held, so its id is not reused while its entry lives; a few complexes are kept.
-_RESIDUE_TEXTS: dict[tuple[int, bool], tuple[Complex, dict[int, str]]] = {}
+class _LabelCache:
+    """What labelling one complex at one image size needs that no view changes.
+
+    Labels are numbered ``kind * N + atom`` (kind 0: chosen-residue atom name, 1: ligand atom name,
+    2: residue label); ``text`` and ``entries`` (the atlas entry, -1 until first drawn, valid in
+    atlas ``generation``) are filled the first time a label is drawn.  ``atom_res`` is each atom's
+    residue number in :func:`misi_geom.residue_starts` order.
+    """
+
+    def __init__(self, c: Complex, chain: bool, size: int) -> None:
+        n = len(c)
+        starts = residue_starts(c)
+        self.complex, self.chain, self.n, self.nres = c, chain, n, len(starts)
+        self.atom_res = np.ascontiguousarray(np.searchsorted(starts, np.arange(n), side="right") - 1, dtype=np.int64)
+        self.pocket = ~c.is_ligand
+        self.text: list[str | None] = [None] * (3 * n)
+        self.entries = np.full((3 * n, 5), -1, dtype=np.int64)
+        self.generation = -1
+        atom_px, res_px = font_px(size, "atom"), font_px(size, "residue")
+        self.styles = ((atom_px, ATOM_FILL), (atom_px, LIGAND_FILL), (res_px, RESIDUE_FILL))
+
+    def key(self, j: int) -> tuple[str, int, tuple[int, int, int]]:
+        """The atlas key (text, font px, fill) of label ``j``, noting its text."""
+        kind, i = divmod(j, self.n)
+        text = self.text[j]
+        if text is None:
+            c = self.complex
+            text = self.text[j] = residue_label(c, i, self.chain) if kind == 2 else str(c.atom_name[i])
+        return (text, *self.styles[kind])
 
 
-_RESIDUE_TEXTS_LOCK = threading.Lock()
+#: Label caches of the complexes drawn lately: {(id(c), chain, size): cache}.  The cache holds the
+#: complex, so its id is not reused while its entry lives; a few complexes are kept.
+_LABEL_CACHES: dict[tuple[int, bool, int], _LabelCache] = {}
+_LABEL_CACHES_LOCK = threading.Lock()
 
 
-def _residue_texts(c: Complex, chain: bool) -> dict[int, str]:
-    """The (lazily filled) residue label text of each anchor atom of ``c``, kept across views."""
-    key = (id(c), chain)
-    with _RESIDUE_TEXTS_LOCK:
-        hit = _RESIDUE_TEXTS.get(key)
-        if hit is not None and hit[0] is c:
-            return hit[1]
-        if len(_RESIDUE_TEXTS) >= 16:
-            _RESIDUE_TEXTS.pop(next(iter(_RESIDUE_TEXTS)), None)
-        texts: dict[int, str] = {}
-        _RESIDUE_TEXTS[key] = (c, texts)
-        return texts
+def _label_cache(c: Complex, chain: bool, size: int) -> _LabelCache:
+    key = (id(c), chain, size)
+    with _LABEL_CACHES_LOCK:
+        hit = _LABEL_CACHES.get(key)
+        if hit is not None and hit.complex is c:
+            return hit
+        if len(_LABEL_CACHES) >= 16:
+            _LABEL_CACHES.pop(next(iter(_LABEL_CACHES)), None)
+        cache = _LABEL_CACHES[key] = _LabelCache(c, chain, size)
+        return cache
 
 
 def draw_view_labels(
@@ -471,43 +525,33 @@ def draw_view_labels(
         The drawn labels, in drawing order.
     """
     n = len(c)
+    cache = _label_cache(c, bool(residue_chain), int(size))
     key = np.zeros(n, dtype=bool) if key_atoms is None else np.asarray(key_atoms, dtype=bool)
-    idx_parts, prio_parts, kind_parts = [], [], []  # kind: 0 atom name (chosen residue), 1 ligand, 2 residue
+    lab_parts, prio_parts = [], []  # labels (kind * n + atom) and their priorities
     if atom_label_residue is not None:
         i = np.flatnonzero(visible & (c.res_index == atom_label_residue))
-        idx_parts.append(i), prio_parts.append(np.where(key[i], 0, 1)), kind_parts.append(np.zeros(len(i), np.int8))
+        lab_parts.append(i), prio_parts.append(np.where(key[i], 0, 1))
     if ligand_labels:
         sel = visible & c.is_ligand
         if atom_label_residue is not None:
             sel &= c.res_index != atom_label_residue
         i = np.flatnonzero(sel)
-        idx_parts.append(i), prio_parts.append(np.where(key[i], 0, 2)), kind_parts.append(np.ones(len(i), np.int8))
+        lab_parts.append(i + n), prio_parts.append(np.where(key[i], 0, 2))
     if residue_labels:
-        anchors = _residue_anchors(c, screen, visible & ~c.is_ligand)
-        for i in np.flatnonzero(visible & key & ~c.is_ligand):  # a key atom's residue: label it there
-            anchors[np.flatnonzero(c.res_index[anchors] == c.res_index[i])] = i
-        idx_parts.append(anchors), prio_parts.append(np.where(key[anchors], 0, 3))
-        kind_parts.append(np.full(len(anchors), 2, np.int8))
-    if not idx_parts or sum(len(i) for i in idx_parts) == 0:
+        anchors = residue_anchors(visible & cache.pocket, cache.atom_res, np.ascontiguousarray(screen.x_px, dtype=np.float64),
+                                  np.ascontiguousarray(screen.y_px, dtype=np.float64), cache.nres)  # fmt: skip
+        if key_atoms is not None:
+            for i in np.flatnonzero(visible & key & cache.pocket):  # a key atom's residue: label it there
+                anchors[np.flatnonzero(c.res_index[anchors] == c.res_index[i])] = i
+        lab_parts.append(anchors + 2 * n), prio_parts.append(np.where(key[anchors], 0, 3))
+    if not lab_parts or sum(len(i) for i in lab_parts) == 0:
         return ()
-    order = np.argsort(np.concatenate(prio_parts), kind="stable")
-    idx = np.concatenate(idx_parts).astype(np.int64)[order]
-    kind = np.concatenate(kind_parts)[order]
-    is_key = np.concatenate(prio_parts)[order] == 0
-    atom_px, res_px = font_px(size, "atom"), font_px(size, "residue")
-    names = c.atom_name[idx].tolist()
-    res_text = _residue_texts(c, residue_chain) if residue_labels else {}
-    kinds = kind.tolist()
-    keys = []
-    for k, (i, kd) in enumerate(zip(idx.tolist(), kinds)):
-        if kd == 2:
-            text = res_text.get(i)
-            if text is None:
-                text = res_text[i] = residue_label(c, i, residue_chain)
-            keys.append((text, res_px, RESIDUE_FILL))
-        else:
-            keys.append((str(names[k]), atom_px, ATOM_FILL if kd == 0 else LIGAND_FILL))
-    entries, keep, paint = _ATLAS.lookup(keys)
+    prio = np.concatenate(prio_parts)
+    order = np.argsort(prio, kind="stable")
+    labs = np.concatenate(lab_parts).astype(np.int64)[order]
+    idx = labs % n
+    is_key = prio[order] == 0
+    entries, keep, paint = _ATLAS.lookup_cached(cache, labs)
     # placement (place_labels): ink-box sizes, anchors, clearance, obstacles
     gap = (radius_px + max(2.0, size / 512.0))[idx]
     ax = np.ascontiguousarray(screen.x_px[idx], dtype=np.float64)
@@ -524,22 +568,23 @@ def draw_view_labels(
     ws, hs = entries[:, 1], entries[:, 2]
     x1, y1 = x0 + ws, y0 + hs
     # drop_labels_over: non-key labels touching a key atom's disc
-    if key_drawn.any():
+    if key_atoms is not None and key_drawn.any():
         cx, cy = screen.x_px[key_drawn][None, :], screen.y_px[key_drawn][None, :]
         r = radius_px[key_drawn][None, :]
         nx = np.clip(cx, x0[:, None], x1[:, None])
         ny = np.clip(cy, y0[:, None], y1[:, None])
         ok = is_key | ~((nx - cx) ** 2 + (ny - cy) ** 2 < r**2).any(axis=1)
         if not ok.all():
-            x0, y0, x1, y1, ws, hs, entries, is_key = x0[ok], y0[ok], x1[ok], y1[ok], ws[ok], hs[ok], entries[ok], is_key[ok]
-            keys = [k for k, good in zip(keys, ok.tolist()) if good]
-    if not keys:
-        return ()
+            x0, y0, x1, y1, ws, hs, entries, is_key, labs = (
+                x0[ok], y0[ok], x1[ok], y1[ok], ws[ok], hs[ok], entries[ok], is_key[ok], labs[ok])
+            if len(labs) == 0:
+                return ()
     xs, ys = x0.astype(np.int64), y0.astype(np.int64)
     target = image if image.flags.c_contiguous else np.ascontiguousarray(image)
     composite_rows(target, keep, paint, np.ascontiguousarray(entries[:, 0]), np.ascontiguousarray(ws),
                    np.ascontiguousarray(hs), xs, ys)
     if target is not image:
         image[...] = target
-    return tuple(PlacedLabel(k[0], kk, (a, b, c_, d))
-                 for k, kk, a, b, c_, d in zip(keys, is_key.tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()))
+    text = cache.text
+    return tuple(PlacedLabel(text[j], kk, (a, b, c_, d))
+                 for j, kk, a, b, c_, d in zip(labs.tolist(), is_key.tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from misi_geom import SIX_VIEWS, fit_frame
 from misi_render import RenderOptions
@@ -108,3 +110,28 @@ def test_row_kernel_blends_like_the_reference_kernel():
         composite(want, keep, paint, starts, ws, hs, xs, ys)
         composite_rows(got, np.repeat(keep[:, None], 3, axis=1), paint, starts, ws, hs, xs, ys)
         assert np.array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_residue_anchors_kernel_matches_numpy(data):
+    """_layout.residue_anchors picks the atoms labels._residue_anchors (numpy bincount + lexsort)
+    picks, on random residues, masks and positions, ties (repeated positions) included."""
+    from misi_geom import Complex, residue_starts
+    from misi_render._layout import residue_anchors
+    from misi_render.screen import ScreenCoords
+
+    n = data.draw(st.integers(1, 60))
+    res_index = np.cumsum(data.draw(st.lists(st.booleans(), min_size=n, max_size=n))).astype(np.int64)
+    grid = st.sampled_from([0.0, 0.5, 1.0, 3.25, 7.0, 1e-3, 1023.9])  # few values: many ties
+    coord = st.one_of(grid, st.floats(-50.0, 1100.0, allow_nan=False))
+    x = np.array(data.draw(st.lists(coord, min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(coord, min_size=n, max_size=n)))
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    c = Complex.from_atoms(np.zeros((n, 3)), ["C"] * n, res_index=res_index)
+    screen = ScreenCoords(x_px=x, y_px=y, x_A=x, y_A=y, depth=np.zeros(n), px_per_A=np.ones(n), in_front=np.ones(n, bool))
+    want = _labels._residue_anchors(c, screen, mask)
+    starts = residue_starts(c)
+    atom_res = (np.searchsorted(starts, np.arange(n), side="right") - 1).astype(np.int64)
+    got = residue_anchors(mask, atom_res, x, y, len(starts))
+    assert got.tolist() == want.tolist()
