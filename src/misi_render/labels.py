@@ -49,7 +49,8 @@ from misi_render._layout import composite, composite_rows, place_boxes, residue_
 __all__ = [
     "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
     "LIGAND_LABEL_RULE", "unique_ligand_labels", "with_unique_ligand_labels", "pocket_has_chains",
-    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels", "draw_view_labels",
+    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels", "draw_view_labels", "label_view",
+    "DrawnLabels",
 ]
 
 #: How drawn ligand atoms are labelled (stated in the prompts).
@@ -524,6 +525,51 @@ def draw_view_labels(
     tuple of PlacedLabel
         The drawn labels, in drawing order.
     """
+    return tuple(label_view(c, screen, visible, drawn, radius_px, size, image, residue_labels=residue_labels,
+                            ligand_labels=ligand_labels, atom_label_residue=atom_label_residue,
+                            residue_chain=residue_chain, key_atoms=key_atoms))  # fmt: skip
+
+
+class DrawnLabels:
+    """The labels one view drew, kept as arrays; iterating gives their :class:`PlacedLabel`.
+
+    :func:`label_view` returns this instead of a tuple because building a few hundred
+    :class:`PlacedLabel` per view costs about 0.1 ms and rendering never reads them:
+    :attr:`misi_render.RenderedView.labels` builds the tuple the first time it is read.
+    """
+
+    __slots__ = ("_text", "_labels", "_key", "_x0", "_y0", "_x1", "_y1")
+
+    def __init__(self, text, labels, key, x0, y0, x1, y1) -> None:
+        self._text, self._labels, self._key = text, labels, key
+        self._x0, self._y0, self._x1, self._y1 = x0, y0, x1, y1
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __iter__(self):
+        text = self._text
+        return (PlacedLabel(text[j], kk, (a, b, c, d)) for j, kk, a, b, c, d in zip(
+            self._labels.tolist(), self._key.tolist(), self._x0.tolist(), self._y0.tolist(), self._x1.tolist(),
+            self._y1.tolist()))  # fmt: skip
+
+
+def label_view(
+    c: Complex,
+    screen: ScreenCoords,
+    visible: np.ndarray,
+    drawn: np.ndarray,
+    radius_px: np.ndarray,
+    size: int,
+    image: np.ndarray,
+    *,
+    residue_labels: bool = True,
+    ligand_labels: bool = True,
+    atom_label_residue: int | None = None,
+    residue_chain: bool = False,
+    key_atoms: np.ndarray | None = None,
+) -> DrawnLabels | tuple[()]:
+    """:func:`draw_view_labels` returning its labels as :class:`DrawnLabels` (``()`` when none)."""
     n = len(c)
     cache = _label_cache(c, bool(residue_chain), int(size))
     key = np.zeros(n, dtype=bool) if key_atoms is None else np.asarray(key_atoms, dtype=bool)
@@ -585,6 +631,4 @@ def draw_view_labels(
                    np.ascontiguousarray(hs), xs, ys)
     if target is not image:
         image[...] = target
-    text = cache.text
-    return tuple(PlacedLabel(text[j], kk, (a, b, c_, d))
-                 for j, kk, a, b, c_, d in zip(labs.tolist(), is_key.tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()))
+    return DrawnLabels(cache.text, labs, is_key, x0, y0, x1, y1)

@@ -67,7 +67,7 @@ def test_fast_path_draws_the_reference_bytes(pdb_id, size, projection):
             image, visible = _render.draw_scene(scene, screen, frame, px)
             want_img, want_placed = _reference(c, scene, screen, visible, size, image.copy(), **opts)
             got_img, got_placed = _render._draw_view_labels(c, scene, screen, visible, size, image.copy(), **opts)
-            assert got_placed == want_placed, (pdb_id, name, opts)
+            assert tuple(got_placed) == want_placed, (pdb_id, name, opts)
             assert np.array_equal(got_img, want_img), (pdb_id, name, opts)
 
 
@@ -135,3 +135,29 @@ def test_residue_anchors_kernel_matches_numpy(data):
     atom_res = (np.searchsorted(starts, np.arange(n), side="right") - 1).astype(np.int64)
     got = residue_anchors(mask, atom_res, x, y, len(starts))
     assert got.tolist() == want.tolist()
+
+
+def test_rendered_view_builds_its_labels_on_read():
+    """render_views keeps a view's labels as arrays; .labels is the tuple draw_view_labels gives,
+    built on first read, also after a pickle round trip (the arrays are pickled, not the tuple)."""
+    import pickle
+
+    from misi_render import render_views
+    from misi_render.labels import PlacedLabel
+
+    c = load_sample("2pyy")
+    opts = RenderOptions(size=256)
+    view, = render_views(c, ("left",), options=opts)
+    assert isinstance(view.__dict__["_labels"], _labels.DrawnLabels)
+    again = pickle.loads(pickle.dumps(view))
+    frame = fit_frame(c.coord[~c.is_hydrogen])
+    scene = _render._prepare(c, "ball-and-stick")
+    screen = opts.project(frame, frame.to_camera_frame(c.coord, "left"))
+    image, visible = _render.draw_scene(scene, screen, frame, opts)
+    radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
+    want = _labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c))
+    assert isinstance(view.labels, tuple) and len(view.labels) > 0
+    assert all(isinstance(p, PlacedLabel) for p in view.labels)
+    assert view.labels == want == again.labels
+    assert view.labels is view.labels  # built once
+    assert np.array_equal(image, view.image)
