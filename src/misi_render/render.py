@@ -322,7 +322,10 @@ def _draw_view_labels(c, scene, screen, visible, size, image, *, atom_label_resi
     :func:`misi_render.labels.draw_view_labels` gives the labels, placement and pixels of the
     reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
     """
-    radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
+    k = screen.px_per_A
+    if not np.isfinite(k).all():  # never for checked input (behind the camera k is 0); saves ~5 us
+        k = np.nan_to_num(k)
+    radius_px = np.where(scene.drawn, scene.radius_A * k, 0.0)
     placed = _labels.label_view(c, screen, visible, scene.drawn, radius_px, size, image,
                                 atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     return image, placed
