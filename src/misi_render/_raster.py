@@ -180,19 +180,25 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, colx, 
     te = abs(uz) * rho + 0.25
     rho2 = rho * rho
     inv_a = 1.0 / a
+    iey = 1.0 / ey if abs(ey) > 1e-12 else 0.0
+    iex = 1.0 / ex if abs(ex) > 1e-12 else 0.0
     plo = max(0, int(np.floor(min(ay, ay + vy) - re - 0.5)) - Y0)
     phi = min(th - 1, int(np.ceil(max(ay, ay + vy) + re - 0.5)) - Y0)
     for pp in range(plo, phi + 1):
         dy = Y0 + pp + 0.5 - ay
         xlo, xhi = X0 - 1.0, X0 + tw + 1.0
         if abs(ey) > 1e-12:  # within re of the projected axis line
-            xlo, xhi = _span(xlo, xhi, ax + (dy * ex - re) / ey, ax + (dy * ex + re) / ey)
+            xlo, xhi = _span(xlo, xhi, ax + (dy * ex - re) * iey, ax + (dy * ex + re) * iey)
         elif abs(dy) >= re:
             continue
         if abs(ex) > 1e-12:  # projected axis parameter within [-te, l2 + te]
-            xlo, xhi = _span(xlo, xhi, ax + (-te - dy * ey) / ex, ax + (l2 + te - dy * ey) / ex)
+            xlo, xhi = _span(xlo, xhi, ax + (-te - dy * ey) * iex, ax + (l2 + te - dy * ey) * iex)
         elif dy * ey < -te or dy * ey > l2 + te:
             continue
+        # the spans use reciprocals (no division per row); widened far beyond their rounding
+        # difference from the quotients, they hold every pixel the quotients' spans held
+        xlo -= 1e-6
+        xhi += 1e-6
         if xhi < xlo:
             continue
         jlo = max(0, int(np.floor(xlo - 0.5)) - X0)
