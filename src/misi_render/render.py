@@ -26,6 +26,7 @@ import numpy as np
 
 from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
 from misi_render import labels as _labels
+from misi_render import view_labels as _view_labels
 from misi_render.options import RenderOptions, Style
 from misi_render.screen import ScreenCoords
 from misi_render._raster import rasterize, rasterize_parallel
@@ -48,7 +49,7 @@ DEPTH_CUE = 0.35
 
 
 class _BuiltOnRead:
-    """Dataclass field descriptor: a :class:`misi_render.labels.DrawnLabels` given to the field is
+    """Dataclass field descriptor: a :class:`misi_render.view_labels.DrawnLabels` given to the field is
     turned into a tuple (of PlacedLabel) the first time the field is read; a tuple is kept as is."""
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -284,7 +285,7 @@ def render_views(
     for name, rot in resolved:
         screen = options.project(frame, front @ rot.T)
         image, visible = draw_scene(scene, screen, frame, options)
-        placed: tuple | _labels.DrawnLabels = ()
+        placed: tuple | _view_labels.DrawnLabels = ()
         if options.residue_labels or options.ligand_labels or atom_label_residue is not None:
             image, placed = _draw_view_labels(complex, scene, screen, visible, options.size, image, **label_opts)
         image.setflags(write=False)
@@ -317,17 +318,17 @@ def moved_front_frame(
 
 def _draw_view_labels(c, scene, screen, visible, size, image, *, atom_label_residue, key_atoms, **opts):
     """Label one view into ``image`` (in place); returns ``(image, placed labels)`` (a
-    :class:`misi_render.labels.DrawnLabels`, or ``()``).
+    :class:`misi_render.view_labels.DrawnLabels`, or ``()``).
 
-    :func:`misi_render.labels.draw_view_labels` gives the labels, placement and pixels of the
+    :func:`misi_render.view_labels.draw_view_labels` gives the labels, placement and pixels of the
     reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
     """
     k = screen.px_per_A
     if not np.isfinite(k).all():  # never for checked input (behind the camera k is 0); saves ~5 us
         k = np.nan_to_num(k)
     radius_px = np.where(scene.drawn, scene.radius_A * k, 0.0)
-    placed = _labels.label_view(c, screen, visible, scene.drawn, radius_px, size, image,
-                                atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
+    placed = _view_labels.label_view(c, screen, visible, scene.drawn, radius_px, size, image,
+                                     atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     return image, placed
 
 

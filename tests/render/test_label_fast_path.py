@@ -1,4 +1,4 @@
-"""The labelling fast path (``labels.draw_view_labels``, used by ``render_views``) draws exactly what
+"""The labelling fast path (``view_labels.draw_view_labels``, used by ``render_views``) draws exactly what
 the reference chain of public functions draws: same labels, boxes and image bytes.
 
 The reference is the code ``render_views`` ran before the fast path (label_requests -> place_labels
@@ -19,6 +19,7 @@ from misi_geom import SIX_VIEWS, fit_frame
 from misi_render import RenderOptions
 from misi_render import render as _render
 from misi_render import labels as _labels
+from misi_render import view_labels as _view_labels
 from misi_render.labels import with_unique_ligand_labels
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -79,8 +80,8 @@ def test_atlas_restarts_when_full_and_keeps_drawing_the_same(monkeypatch):
     image, visible = _render.draw_scene(scene, screen, frame, px)
     opts = dict(residue_labels=True, ligand_labels=True, atom_label_residue=None, residue_chain=False, key_atoms=None)
     want, _ = _reference(c, scene, screen, visible, 256, image.copy(), **opts)
-    monkeypatch.setattr(_labels._Atlas, "MAX_PIXELS", 0)  # every lookup with a new text starts over
-    monkeypatch.setattr(_labels, "_ATLAS", _labels._Atlas())
+    monkeypatch.setattr(_view_labels._Atlas, "MAX_PIXELS", 0)  # every lookup with a new text starts over
+    monkeypatch.setattr(_view_labels, "_ATLAS", _view_labels._Atlas())
     for chain in (False, True, False):
         got, _ = _render._draw_view_labels(c, scene, screen, visible, 256, image.copy(), **{**opts, "residue_chain": chain})
     assert np.array_equal(got, want)
@@ -148,14 +149,14 @@ def test_rendered_view_builds_its_labels_on_read():
     c = load_sample("2pyy")
     opts = RenderOptions(size=256)
     view, = render_views(c, ("left",), options=opts)
-    assert isinstance(view.__dict__["_labels"], _labels.DrawnLabels)
+    assert isinstance(view.__dict__["_labels"], _view_labels.DrawnLabels)
     again = pickle.loads(pickle.dumps(view))
     frame = fit_frame(c.coord[~c.is_hydrogen])
     scene = _render._prepare(c, "ball-and-stick")
     screen = opts.project(frame, frame.to_camera_frame(c.coord, "left"))
     image, visible = _render.draw_scene(scene, screen, frame, opts)
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    want = _labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c))
+    want = _view_labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c))
     assert isinstance(view.labels, tuple) and len(view.labels) > 0
     assert all(isinstance(p, PlacedLabel) for p in view.labels)
     assert view.labels == want == again.labels
