@@ -18,7 +18,9 @@ primitive id (spheres ``0..n-1`` = atom index, sticks ``n + b``).  Keeping the t
 ordered set does not depend on arrival order, so the image never depends on drawing order.
 Resolve: ``colour = cov1 * shade1 + (1 - cov1) * cov2 * shade2`` over a black background.  Every
 fragment is inserted (there is no early rejection: the insert is branch-free and vectorised, so
-testing first would cost more than it saves); the image and visibility are exactly those of the
+testing first would cost more than it saves; a whole primitive lying behind both layers of its
+whole box in a tile, the one rejection that is cheap to test, was measured at 1 % of the
+primitive-tile pairs of ball-and-stick scenes); the image and visibility are exactly those of the
 two-layer model.
 
 **Tiles.**  Primitives are binned to square tiles (edge at most :data:`T` = 64 px) by bounding
