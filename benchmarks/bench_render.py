@@ -12,11 +12,19 @@ over ``--repeats`` runs of: the raster kernel, labels, PNG encoding + atomic wri
 If PyMOL (``pymol-open-source``) is importable, the same scene is ray-traced with
 ``cmd.png(..., ray=1)`` at 1024 px (ball-and-stick, residue labels) and the time ratio printed.
 Finally the time to the first saved image in a fresh process (numba cache warm) is measured.
+Stage times are wall (``perf_counter``); the ``cpu`` columns are process CPU time (``process_time``)
+of the same runs, steadier than wall time on a shared machine.
+
+A/B comparison (``--ab OTHER_SRC``): the same benchmark runs in fresh subprocesses, alternating
+``PYTHONPATH=OTHER_SRC`` (e.g. ``/work/main/src``, "A") and this tree's ``src`` ("B"), ``--ab-rounds``
+times each, and prints the median of the per-round medians of both side by side with B/A ratios, so
+a claimed gain comes from one run on one machine state.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -90,29 +98,39 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
     frame, options = fit_frame(c.coord[~c.is_hydrogen]), RenderOptions(size=size)
     scene = _render._prepare(c, "ball-and-stick")
     raster, labels, png, total = [], [], [], []
+    cpu = {"raster": [], "labels": [], "png": [], "total": []}
+    clock = time.process_time
     peak = 0
     for rep in range(repeats + 1):  # first run warms caches (text patches, numba dispatch)
         # stages, timed one by one on the same inputs render_views uses
         t_r = t_l = t_p = 0.0
+        c_r = c_l = c_p = 0.0
         for name in views:
             screen = options.project(frame, frame.to_camera_frame(c.coord, name))
+            q0 = clock()
             t0 = time.perf_counter()
             image, visible = _render.draw_scene(scene, screen, frame, options)
             t1 = time.perf_counter()
+            q1 = clock()
             image, _ = _render._draw_view_labels(c, scene, screen, visible, size, image, residue_labels=True,
                                                  ligand_labels=True, atom_label_residue=None, key_atoms=None,
                                                  residue_chain=False)
             t2 = time.perf_counter()
+            q2 = clock()
             save_png(image, out_dir / f"stage_{name}.png")
             t3 = time.perf_counter()
+            q3 = clock()
             t_r, t_l, t_p = t_r + t1 - t0, t_l + t2 - t1, t_p + t3 - t2
+            c_r, c_l, c_p = c_r + q1 - q0, c_l + q2 - q1, c_p + q3 - q2
         # end to end through the public API
         if rep == 1:
             tracemalloc.start()
+        q0 = clock()
         t0 = time.perf_counter()
         for v in render_views(c, views, options=options):
             save_png(v.image, out_dir / f"{v.name}.png")
         t1 = time.perf_counter()
+        q1 = clock()
         if rep == 1:
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
@@ -121,6 +139,8 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
             labels.append(t_l / n_views)
             png.append(t_p / n_views)
             total.append(t1 - t0)
+            for k, v in (("raster", c_r / n_views), ("labels", c_l / n_views), ("png", c_p / n_views), ("total", q1 - q0)):
+                cpu[k].append(v)
     return {
         "raster": median_ms(raster),
         "labels": median_ms(labels),
@@ -128,6 +148,7 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
         "total": median_ms(total),
         "per_view": median_ms(total) / n_views,
         "peak_mb": peak / 2**20,
+        **{f"{k}_cpu": median_ms(v) for k, v in cpu.items()},
     }
 
 
@@ -191,6 +212,59 @@ def first_image_seconds(out_dir: Path) -> float:
     return float(res.stdout.strip().splitlines()[-1])
 
 
+_STAGES = ("raster", "labels", "png", "total")
+
+
+def _print_rows(rows: dict, heavy: dict) -> None:
+    header = f"{'scene':<13}{'heavy':>6}{'size':>6}{'views':>6}{'raster':>9}{'labels':>9}{'png':>8}" \
+             f"{'total':>9}{'/view':>8}{'peakMB':>8}   cpu:{'raster':>7}{'labels':>8}{'png':>7}{'total':>8}"  # fmt: skip
+    print("\nmedian ms per image (raster, labels, png = per view; total = all views, render_views + save_png)")
+    print(header)
+    for (name, size, nv), r in rows.items():
+        print(f"{name:<13}{heavy[name]:>6}{size:>6}{nv:>6}{r['raster']:>9.1f}{r['labels']:>9.1f}"
+              f"{r['png']:>8.1f}{r['total']:>9.1f}{r['per_view']:>8.1f}{r['peak_mb']:>8.1f}      "
+              f"{r['raster_cpu']:>7.2f}{r['labels_cpu']:>8.2f}{r['png_cpu']:>7.2f}{r['total_cpu']:>8.2f}")  # fmt: skip
+
+
+def run_ab(args: argparse.Namespace, argv: list[str]) -> None:
+    """Run this benchmark in subprocesses, alternating ``args.ab`` (A) and this tree's src (B)."""
+    mine = str(Path(__file__).resolve().parents[1] / "src")
+    trees = {"A": str(Path(args.ab).resolve()), "B": mine}
+    child = [a for a in argv]
+    k = child.index("--ab")
+    del child[k : k + 2]
+    if "--ab-rounds" in child:
+        k = child.index("--ab-rounds")
+        del child[k : k + 2]
+    child += ["--json", "--no-pymol"]
+    runs: dict[str, list[dict]] = {"A": [], "B": []}
+    heavy: dict = {}
+    print(f"A = {trees['A']}\nB = {trees['B']}\nrounds {args.ab_rounds} (A then B, alternating), "
+          f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    for rnd in range(args.ab_rounds):
+        for tag in ("A", "B") if rnd % 2 == 0 else ("B", "A"):
+            env = dict(os.environ, PYTHONPATH=trees[tag])
+            res = subprocess.run([sys.executable, __file__, *child], capture_output=True, text=True, env=env)
+            if res.returncode:
+                sys.exit(f"{tag} run failed:\n{res.stderr}")
+            out = json.loads(res.stdout.strip().splitlines()[-1])
+            heavy.update(out["heavy"])
+            runs[tag].append({tuple(r["key"]): r for r in out["rows"]})
+    for tag in ("A", "B"):
+        med = {key: {f: statistics.median(run[key][f] for run in runs[tag]) for f in runs[tag][0][key] if f != "key"}
+               for key in runs[tag][0]}  # fmt: skip
+        runs[tag] = med
+        print(f"\n== {tag}: {trees[tag]} (median of {args.ab_rounds} runs)", end="")
+        _print_rows(med, heavy)
+    print("\nB / A (median ms ratio; < 1 means B is faster)")
+    print(f"{'scene':<13}{'size':>6}{'views':>6}" + "".join(f"{s:>9}" for s in _STAGES)
+          + "   cpu:" + "".join(f"{s:>8}" for s in _STAGES))  # fmt: skip
+    for key in runs["A"]:
+        a, b = runs["A"][key], runs["B"][key]
+        print(f"{key[0]:<13}{key[1]:>6}{key[2]:>6}" + "".join(f"{b[s] / a[s]:>9.2f}" for s in _STAGES)
+              + "      " + "".join(f"{b[s + '_cpu'] / a[s + '_cpu']:>8.2f}" for s in _STAGES))  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1, help="numba threads; >1 uses the prange kernel (default 1)")
@@ -199,11 +273,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--views", type=int, nargs="+", default=[1, 6])
     ap.add_argument("--scenes", nargs="+", default=[*SAMPLE_IDS, "pocket1000"])
     ap.add_argument("--no-pymol", action="store_true")
+    ap.add_argument("--ab", metavar="OTHER_SRC", help="A/B: alternate subprocess runs of OTHER_SRC (A) and this "
+                    "tree's src (B), e.g. --ab /work/main/src; prints both and B/A ratios")  # fmt: skip
+    ap.add_argument("--ab-rounds", type=int, default=4, help="runs of each side with --ab (default 4)")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one JSON line (for --ab)
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
+    if args.ab:
+        run_ab(args, argv)
+        return
     import numba
 
-    print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, parallel kernel {_render.PARALLEL}, "
-          f"CPUs {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    if not args.json:
+        print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, parallel kernel {_render.PARALLEL}, "
+              f"CPUs {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     scenes = {}
     for s in args.scenes:
         if s == "pocket1000":
@@ -211,23 +294,20 @@ def main(argv: list[str] | None = None) -> None:
             scenes[name] = c
         else:
             scenes[s] = load_sample(s)
+    heavy = {name: int((~c.is_hydrogen).sum()) for name, c in scenes.items()}
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = Path(tmp)
         warm_up()  # compile or load the numba kernels
-        header = f"{'scene':<13}{'heavy':>6}{'size':>6}{'views':>6}{'raster':>9}{'labels':>9}{'png':>8}" \
-                 f"{'total':>9}{'/view':>8}{'peakMB':>8}"  # fmt: skip
-        print("\nmedian ms per image (raster, labels, png = per view; total = all views, render_views + save_png)")
-        print(header)
         rows = {}
         for name, c in scenes.items():
-            heavy = int((~c.is_hydrogen).sum())
             for size in args.sizes:
                 for nv in args.views:
                     reps = max(3, args.repeats // (2 if size >= 2048 else 1))
-                    r = bench_scene(c, size, nv, reps, out_dir)
-                    rows[(name, size, nv)] = r
-                    print(f"{name:<13}{heavy:>6}{size:>6}{nv:>6}{r['raster']:>9.1f}{r['labels']:>9.1f}"
-                          f"{r['png']:>8.1f}{r['total']:>9.1f}{r['per_view']:>8.1f}{r['peak_mb']:>8.1f}")  # fmt: skip
+                    rows[(name, size, nv)] = bench_scene(c, size, nv, reps, out_dir)
+        if args.json:
+            print(json.dumps({"heavy": heavy, "rows": [{"key": list(k), **r} for k, r in rows.items()]}))
+            return
+        _print_rows(rows, heavy)
         print(f"\nprocess peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
         print(f"first image of a new process (import + render + save, cache warm): {first_image_seconds(out_dir):.2f} s")
         if args.no_pymol:

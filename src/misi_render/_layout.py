@@ -6,6 +6,9 @@ below, then the four diagonals), shifted into the frame.  It takes the first can
 that overlaps no earlier label and covers no obstacle point; failing that, the candidate with no label
 overlap and the fewest obstacles; failing that, the one with the least overlap area.
 
+Residue labels are anchored by :func:`residue_anchors` (one pass over the atoms instead of numpy's
+bincount + lexsort).
+
 Placed boxes and obstacle points are kept in a uniform grid of ``cell``-pixel buckets (linked lists
 in flat arrays), so a candidate is only tested against its neighbours and the cost grows about
 linearly with the number of labels.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["composite", "composite_rows", "place_boxes"]
+__all__ = ["composite", "composite_rows", "place_boxes", "residue_anchors"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _RINGS = 5  # candidate rings around the anchor (numba freezes this constant at compile time)
@@ -184,3 +187,48 @@ def composite_rows(image, keep3, paint, starts, ws, hs, xs, ys):
             for j in range(span):
                 v = row[j] * kr[j] + pr[j] + 0.5
                 row[j] = np.uint8(min(v, 255.0))
+
+
+@nb.njit(**_JIT)
+def residue_anchors(mask, atom_res, x, y, nres):
+    """Per residue with atoms in ``mask`` (residue order): its masked atom nearest their 2D centroid.
+
+    ``mask`` bool (N,), ``atom_res`` int64 (N,) residue number of each atom (non-decreasing, from
+    ``residue_starts``), ``x``, ``y`` float64 (N,) pixel positions, ``nres`` the residue count.
+    Returns the anchor atoms, int64 (R,).  Ties go to the lower atom index.  The centroid is summed
+    in atom order and the distance computed as ``labels._residue_anchors`` (numpy's bincount,
+    ``(x - mx) ** 2 + (y - my) ** 2`` and a lexsort by residue, distance, index) does: the same atoms.
+    """
+    cnt = np.zeros(nres, dtype=np.int64)
+    sx = np.zeros(nres)
+    sy = np.zeros(nres)
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            r = atom_res[i]
+            cnt[r] += 1
+            sx[r] += x[i]
+            sy[r] += y[i]
+    best = np.full(nres, -1, dtype=np.int64)
+    bestd = np.zeros(nres)
+    nout = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            r = atom_res[i]
+            dx = x[i] - sx[r] / cnt[r]
+            dy = y[i] - sy[r] / cnt[r]
+            d = dx * dx + dy * dy
+            b = best[r]
+            if b < 0:
+                best[r] = i
+                bestd[r] = d
+                nout += 1
+            elif d < bestd[r] or (bestd[r] != bestd[r] and d == d):  # lexsort puts NaN last
+                best[r] = i
+                bestd[r] = d
+    out = np.empty(nout, dtype=np.int64)
+    k = 0
+    for r in range(nres):
+        if best[r] >= 0:
+            out[k] = best[r]
+            k += 1
+    return out

@@ -20,18 +20,14 @@ the bundled DejaVu Sans Bold, light coloured with a black outline, sized in prop
 (:func:`font_px`; 17 px residue labels and 14 px atom names at 1024 px), rendered once per text by
 Pillow and composited by a numba kernel.
 
-:func:`draw_view_labels` is the fast path :func:`misi_render.render_views` takes: the same labels,
-placement, dropping and pixels as :func:`label_requests` -> :func:`place_labels` ->
-:func:`drop_labels_over` -> :func:`draw_labels` -> :func:`placed_labels` (the reference, which
-``tests/render/test_label_fast_path.py`` compares it with byte for byte), but with per-label arrays
-instead of :class:`Label` objects, residue texts kept per complex, every text patch kept in one
-atlas (no per-view concatenation) and the labels composited into the caller's image in place.
+:mod:`misi_render.view_labels` is the fast path :func:`misi_render.render_views` takes; this
+module's chain :func:`label_requests` -> :func:`place_labels` -> :func:`drop_labels_over` ->
+:func:`draw_labels` -> :func:`placed_labels` is its reference.
 """
 
 from __future__ import annotations
 
 import itertools
-
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,12 +38,12 @@ from PIL import Image, ImageDraw, ImageFont
 
 from misi_geom import Complex, residue_starts
 from misi_render.screen import ScreenCoords
-from misi_render._layout import composite, composite_rows, place_boxes
+from misi_render._layout import composite, place_boxes
 
 __all__ = [
     "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
     "LIGAND_LABEL_RULE", "unique_ligand_labels", "with_unique_ligand_labels", "pocket_has_chains",
-    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels", "draw_view_labels",
+    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels",
 ]
 
 #: How drawn ligand atoms are labelled (stated in the prompts).
@@ -365,181 +361,3 @@ def draw_labels(image: np.ndarray, labels: list[Label], corners: np.ndarray) -> 
     xy = np.round(np.asarray(corners, dtype=np.float64)).astype(np.int64)
     composite(out, keep, paint, starts, ws, hs, np.ascontiguousarray(xy[:, 0]), np.ascontiguousarray(xy[:, 1]))
     return out
-
-
-# --- the fast path used by render_views ----------------------------------------------------------
-class _Atlas:
-    """Every text patch drawn so far, in one pair of flat arrays (grown by doubling).
-
-    ``index`` maps (text, font px, fill) to (offset, width, height, ink width, ink height); the
-    patch's pixels are ``keep[offset:offset + w*h]`` and ``paint[...]`` as :func:`_render_patch`
-    makes them (``keep`` repeated per channel, as :func:`misi_render._layout.composite_rows`
-    reads it).  Lookups and growth hold :data:`_FREETYPE_LOCK`; a reader takes the arrays after
-    its lookups, and growth copies into new arrays, so the snapshot it holds stays valid.  Past
-    :data:`_Atlas.MAX_PIXELS` the atlas starts again empty (bounded memory in long runs).
-    """
-
-    MAX_PIXELS = 2**20  # 24 MB of patches (several complexes' labels at 1024 px)
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self.keep = np.empty((1 << 16, 3), dtype=np.float32)  # rows past ``used`` are never read
-        self.paint = np.empty((1 << 16, 3), dtype=np.float32)
-        self.used = 0
-        self.index: dict[tuple[str, int, tuple[int, int, int]], tuple[int, int, int, int, int]] = {}
-
-    def _add(self, key: tuple[str, int, tuple[int, int, int]]) -> tuple[int, int, int, int, int]:
-        text, px, fill = key
-        b = _ink_box(text, px)
-        keep, paint = _render_patch(text, px, fill)
-        n = keep.shape[0]
-        w, h = max(1, b[2] - b[0]), max(1, b[3] - b[1])
-        if self.used + n > self.keep.shape[0]:
-            cap = max(2 * self.keep.shape[0], self.used + n)
-            grown = (np.empty((cap, 3), dtype=np.float32), np.empty((cap, 3), dtype=np.float32))
-            for new, old in zip(grown, (self.keep, self.paint)):
-                new[: self.used] = old[: self.used]
-            self.keep, self.paint = grown
-        sl = slice(self.used, self.used + n)
-        self.keep[sl], self.paint[sl] = keep[:, None], paint
-        entry = (self.used, w, h, b[2] - b[0], b[3] - b[1])
-        self.used += n
-        self.index[key] = entry
-        return entry
-
-    def lookup(self, keys: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(entries (L, 5) int64, keep, paint) for ``keys``, adding the patches not drawn yet."""
-        with _FREETYPE_LOCK:
-            if self.used > self.MAX_PIXELS and any(k not in self.index for k in keys):
-                self.reset()
-            get = self.index.get
-            rows = [get(k) or self._add(k) for k in keys]
-            return np.array(rows, dtype=np.int64).reshape(-1, 5), self.keep, self.paint
-
-
-_ATLAS = _Atlas()
-
-#: Residue label texts per drawn complex and chain option: {(id(c), chain): (c, {atom: text})}.
-#: The complex is held, so its id is not reused while its entry lives; a few complexes are kept.
-_RESIDUE_TEXTS: dict[tuple[int, bool], tuple[Complex, dict[int, str]]] = {}
-
-
-_RESIDUE_TEXTS_LOCK = threading.Lock()
-
-
-def _residue_texts(c: Complex, chain: bool) -> dict[int, str]:
-    """The (lazily filled) residue label text of each anchor atom of ``c``, kept across views."""
-    key = (id(c), chain)
-    with _RESIDUE_TEXTS_LOCK:
-        hit = _RESIDUE_TEXTS.get(key)
-        if hit is not None and hit[0] is c:
-            return hit[1]
-        if len(_RESIDUE_TEXTS) >= 16:
-            _RESIDUE_TEXTS.pop(next(iter(_RESIDUE_TEXTS)), None)
-        texts: dict[int, str] = {}
-        _RESIDUE_TEXTS[key] = (c, texts)
-        return texts
-
-
-def draw_view_labels(
-    c: Complex,
-    screen: ScreenCoords,
-    visible: np.ndarray,
-    drawn: np.ndarray,
-    radius_px: np.ndarray,
-    size: int,
-    image: np.ndarray,
-    *,
-    residue_labels: bool = True,
-    ligand_labels: bool = True,
-    atom_label_residue: int | None = None,
-    residue_chain: bool = False,
-    key_atoms: np.ndarray | None = None,
-) -> tuple[PlacedLabel, ...]:
-    """Label one view: choose, place, drop and draw its labels into ``image`` (in place).
-
-    Exactly what :func:`label_requests`, :func:`place_labels` (obstacles: key atoms and visible
-    ligand / chosen-residue atoms), :func:`drop_labels_over` (discs of the key atoms),
-    :func:`draw_labels` and :func:`placed_labels` give together, without per-label objects.
-    ``drawn`` marks the atoms the rasterizer could draw (heavy, finite, in front of the camera).
-
-    Returns
-    -------
-    tuple of PlacedLabel
-        The drawn labels, in drawing order.
-    """
-    n = len(c)
-    key = np.zeros(n, dtype=bool) if key_atoms is None else np.asarray(key_atoms, dtype=bool)
-    idx_parts, prio_parts, kind_parts = [], [], []  # kind: 0 atom name (chosen residue), 1 ligand, 2 residue
-    if atom_label_residue is not None:
-        i = np.flatnonzero(visible & (c.res_index == atom_label_residue))
-        idx_parts.append(i), prio_parts.append(np.where(key[i], 0, 1)), kind_parts.append(np.zeros(len(i), np.int8))
-    if ligand_labels:
-        sel = visible & c.is_ligand
-        if atom_label_residue is not None:
-            sel &= c.res_index != atom_label_residue
-        i = np.flatnonzero(sel)
-        idx_parts.append(i), prio_parts.append(np.where(key[i], 0, 2)), kind_parts.append(np.ones(len(i), np.int8))
-    if residue_labels:
-        anchors = _residue_anchors(c, screen, visible & ~c.is_ligand)
-        for i in np.flatnonzero(visible & key & ~c.is_ligand):  # a key atom's residue: label it there
-            anchors[np.flatnonzero(c.res_index[anchors] == c.res_index[i])] = i
-        idx_parts.append(anchors), prio_parts.append(np.where(key[anchors], 0, 3))
-        kind_parts.append(np.full(len(anchors), 2, np.int8))
-    if not idx_parts or sum(len(i) for i in idx_parts) == 0:
-        return ()
-    order = np.argsort(np.concatenate(prio_parts), kind="stable")
-    idx = np.concatenate(idx_parts).astype(np.int64)[order]
-    kind = np.concatenate(kind_parts)[order]
-    is_key = np.concatenate(prio_parts)[order] == 0
-    atom_px, res_px = font_px(size, "atom"), font_px(size, "residue")
-    names = c.atom_name[idx].tolist()
-    res_text = _residue_texts(c, residue_chain) if residue_labels else {}
-    kinds = kind.tolist()
-    keys = []
-    for k, (i, kd) in enumerate(zip(idx.tolist(), kinds)):
-        if kd == 2:
-            text = res_text.get(i)
-            if text is None:
-                text = res_text[i] = residue_label(c, i, residue_chain)
-            keys.append((text, res_px, RESIDUE_FILL))
-        else:
-            keys.append((str(names[k]), atom_px, ATOM_FILL if kd == 0 else LIGAND_FILL))
-    entries, keep, paint = _ATLAS.lookup(keys)
-    # placement (place_labels): ink-box sizes, anchors, clearance, obstacles
-    gap = (radius_px + max(2.0, size / 512.0))[idx]
-    ax = np.ascontiguousarray(screen.x_px[idx], dtype=np.float64)
-    ay = np.ascontiguousarray(screen.y_px[idx], dtype=np.float64)
-    w_ink = entries[:, 3].astype(np.float64)
-    h_ink = entries[:, 4].astype(np.float64)
-    key_drawn = key & drawn & screen.in_front if key_atoms is not None else key
-    avoid = key_drawn | (visible & (c.is_ligand | (c.res_index == (-1 if atom_label_residue is None else atom_label_residue))))
-    ox = np.ascontiguousarray(screen.x_px[avoid], dtype=np.float64)
-    oy = np.ascontiguousarray(screen.y_px[avoid], dtype=np.float64)
-    left, top = np.zeros(len(idx)), np.zeros(len(idx))
-    place_boxes(ax, ay, np.ascontiguousarray(gap, dtype=np.float64), w_ink, h_ink, ox, oy, int(size), left, top)
-    x0, y0 = np.round(left), np.round(top)
-    ws, hs = entries[:, 1], entries[:, 2]
-    x1, y1 = x0 + ws, y0 + hs
-    # drop_labels_over: non-key labels touching a key atom's disc
-    if key_drawn.any():
-        cx, cy = screen.x_px[key_drawn][None, :], screen.y_px[key_drawn][None, :]
-        r = radius_px[key_drawn][None, :]
-        nx = np.clip(cx, x0[:, None], x1[:, None])
-        ny = np.clip(cy, y0[:, None], y1[:, None])
-        ok = is_key | ~((nx - cx) ** 2 + (ny - cy) ** 2 < r**2).any(axis=1)
-        if not ok.all():
-            x0, y0, x1, y1, ws, hs, entries, is_key = x0[ok], y0[ok], x1[ok], y1[ok], ws[ok], hs[ok], entries[ok], is_key[ok]
-            keys = [k for k, good in zip(keys, ok.tolist()) if good]
-    if not keys:
-        return ()
-    xs, ys = x0.astype(np.int64), y0.astype(np.int64)
-    target = image if image.flags.c_contiguous else np.ascontiguousarray(image)
-    composite_rows(target, keep, paint, np.ascontiguousarray(entries[:, 0]), np.ascontiguousarray(ws),
-                   np.ascontiguousarray(hs), xs, ys)
-    if target is not image:
-        image[...] = target
-    return tuple(PlacedLabel(k[0], kk, (a, b, c_, d))
-                 for k, kk, a, b, c_, d in zip(keys, is_key.tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()))

@@ -26,6 +26,7 @@ import numpy as np
 
 from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
 from misi_render import labels as _labels
+from misi_render import view_labels as _view_labels
 from misi_render.options import RenderOptions, Style
 from misi_render.screen import ScreenCoords
 from misi_render._raster import rasterize, rasterize_parallel
@@ -45,6 +46,25 @@ PARALLEL = os.environ.get("MISI_RENDER_PARALLEL", "0") == "1"
 AMBIENT, DIFFUSE, SPECULAR, SHININESS = 0.32, 0.72, 0.30, 40
 LIGHT_DIR = (-0.35, -0.45, 0.82)
 DEPTH_CUE = 0.35
+
+
+class _BuiltOnRead:
+    """Dataclass field descriptor: a :class:`misi_render.view_labels.DrawnLabels` given to the field is
+    turned into a tuple (of PlacedLabel) the first time the field is read; a tuple is kept as is."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return ()  # the field's default
+        value = obj.__dict__[self.slot]
+        if not isinstance(value, tuple):
+            value = obj.__dict__[self.slot] = tuple(value)
+        return value
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.slot] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +88,7 @@ class RenderedView:
     view : ndarray, dtype=float64, shape=(3, 3)
         The view rotation, applied after the motion (see :func:`render_views`).
     labels : tuple of misi_render.labels.PlacedLabel
-        Every label drawn, with its ink box in pixels.
+        Every label drawn, with its ink box in pixels (built from the label arrays when first read).
     """
 
     name: str
@@ -78,7 +98,7 @@ class RenderedView:
     frame: CameraFrame
     options: RenderOptions
     view: np.ndarray
-    labels: tuple = ()
+    labels: tuple = _BuiltOnRead()  # type: ignore[assignment]  # a DrawnLabels becomes a tuple on read
 
     @property
     def size(self) -> int:
@@ -265,7 +285,7 @@ def render_views(
     for name, rot in resolved:
         screen = options.project(frame, front @ rot.T)
         image, visible = draw_scene(scene, screen, frame, options)
-        placed: tuple = ()
+        placed: tuple | _view_labels.DrawnLabels = ()
         if options.residue_labels or options.ligand_labels or atom_label_residue is not None:
             image, placed = _draw_view_labels(complex, scene, screen, visible, options.size, image, **label_opts)
         image.setflags(write=False)
@@ -297,14 +317,18 @@ def moved_front_frame(
 
 
 def _draw_view_labels(c, scene, screen, visible, size, image, *, atom_label_residue, key_atoms, **opts):
-    """Label one view into ``image`` (in place); returns ``(image, placed labels)``.
+    """Label one view into ``image`` (in place); returns ``(image, placed labels)`` (a
+    :class:`misi_render.view_labels.DrawnLabels`, or ``()``).
 
-    :func:`misi_render.labels.draw_view_labels` gives the labels, placement and pixels of the
+    :func:`misi_render.view_labels.draw_view_labels` gives the labels, placement and pixels of the
     reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
     """
-    radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    placed = _labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, size, image,
-                                      atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
+    k = screen.px_per_A
+    if not np.isfinite(k).all():  # never for checked input (behind the camera k is 0); saves ~5 us
+        k = np.nan_to_num(k)
+    radius_px = np.where(scene.drawn, scene.radius_A * k, 0.0)
+    placed = _view_labels.label_view(c, screen, visible, scene.drawn, radius_px, size, image,
+                                     atom_label_residue=atom_label_residue, key_atoms=key_atoms, **opts)
     return image, placed
 
 

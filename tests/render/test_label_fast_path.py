@@ -1,4 +1,4 @@
-"""The labelling fast path (``labels.draw_view_labels``, used by ``render_views``) draws exactly what
+"""The labelling fast path (``view_labels.draw_view_labels``, used by ``render_views``) draws exactly what
 the reference chain of public functions draws: same labels, boxes and image bytes.
 
 The reference is the code ``render_views`` ran before the fast path (label_requests -> place_labels
@@ -12,11 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from misi_geom import SIX_VIEWS, fit_frame
 from misi_render import RenderOptions
 from misi_render import render as _render
 from misi_render import labels as _labels
+from misi_render import view_labels as _view_labels
 from misi_render.labels import with_unique_ligand_labels
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -65,7 +68,7 @@ def test_fast_path_draws_the_reference_bytes(pdb_id, size, projection):
             image, visible = _render.draw_scene(scene, screen, frame, px)
             want_img, want_placed = _reference(c, scene, screen, visible, size, image.copy(), **opts)
             got_img, got_placed = _render._draw_view_labels(c, scene, screen, visible, size, image.copy(), **opts)
-            assert got_placed == want_placed, (pdb_id, name, opts)
+            assert tuple(got_placed) == want_placed, (pdb_id, name, opts)
             assert np.array_equal(got_img, want_img), (pdb_id, name, opts)
 
 
@@ -77,8 +80,8 @@ def test_atlas_restarts_when_full_and_keeps_drawing_the_same(monkeypatch):
     image, visible = _render.draw_scene(scene, screen, frame, px)
     opts = dict(residue_labels=True, ligand_labels=True, atom_label_residue=None, residue_chain=False, key_atoms=None)
     want, _ = _reference(c, scene, screen, visible, 256, image.copy(), **opts)
-    monkeypatch.setattr(_labels._Atlas, "MAX_PIXELS", 0)  # every lookup with a new text starts over
-    monkeypatch.setattr(_labels, "_ATLAS", _labels._Atlas())
+    monkeypatch.setattr(_view_labels._Atlas, "MAX_PIXELS", 0)  # every lookup with a new text starts over
+    monkeypatch.setattr(_view_labels, "_ATLAS", _view_labels._Atlas())
     for chain in (False, True, False):
         got, _ = _render._draw_view_labels(c, scene, screen, visible, 256, image.copy(), **{**opts, "residue_chain": chain})
     assert np.array_equal(got, want)
@@ -108,3 +111,54 @@ def test_row_kernel_blends_like_the_reference_kernel():
         composite(want, keep, paint, starts, ws, hs, xs, ys)
         composite_rows(got, np.repeat(keep[:, None], 3, axis=1), paint, starts, ws, hs, xs, ys)
         assert np.array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_residue_anchors_kernel_matches_numpy(data):
+    """_layout.residue_anchors picks the atoms labels._residue_anchors (numpy bincount + lexsort)
+    picks, on random residues, masks and positions, ties (repeated positions) included."""
+    from misi_geom import Complex, residue_starts
+    from misi_render._layout import residue_anchors
+    from misi_render.screen import ScreenCoords
+
+    n = data.draw(st.integers(1, 60))
+    res_index = np.cumsum(data.draw(st.lists(st.booleans(), min_size=n, max_size=n))).astype(np.int64)
+    grid = st.sampled_from([0.0, 0.5, 1.0, 3.25, 7.0, 1e-3, 1023.9])  # few values: many ties
+    coord = st.one_of(grid, st.floats(-50.0, 1100.0, allow_nan=False))
+    x = np.array(data.draw(st.lists(coord, min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(coord, min_size=n, max_size=n)))
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    c = Complex.from_atoms(np.zeros((n, 3)), ["C"] * n, res_index=res_index)
+    screen = ScreenCoords(x_px=x, y_px=y, x_A=x, y_A=y, depth=np.zeros(n), px_per_A=np.ones(n), in_front=np.ones(n, bool))
+    want = _labels._residue_anchors(c, screen, mask)
+    starts = residue_starts(c)
+    atom_res = (np.searchsorted(starts, np.arange(n), side="right") - 1).astype(np.int64)
+    got = residue_anchors(mask, atom_res, x, y, len(starts))
+    assert got.tolist() == want.tolist()
+
+
+def test_rendered_view_builds_its_labels_on_read():
+    """render_views keeps a view's labels as arrays; .labels is the tuple draw_view_labels gives,
+    built on first read, also after a pickle round trip (the arrays are pickled, not the tuple)."""
+    import pickle
+
+    from misi_render import render_views
+    from misi_render.labels import PlacedLabel
+
+    c = load_sample("2pyy")
+    opts = RenderOptions(size=256)
+    view, = render_views(c, ("left",), options=opts)
+    assert isinstance(view.__dict__["_labels"], _view_labels.DrawnLabels)
+    again = pickle.loads(pickle.dumps(view))
+    frame = fit_frame(c.coord[~c.is_hydrogen])
+    scene = _render._prepare(c, "ball-and-stick")
+    screen = opts.project(frame, frame.to_camera_frame(c.coord, "left"))
+    image, visible = _render.draw_scene(scene, screen, frame, opts)
+    radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
+    want = _view_labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c))
+    assert isinstance(view.labels, tuple) and len(view.labels) > 0
+    assert all(isinstance(p, PlacedLabel) for p in view.labels)
+    assert view.labels == want == again.labels
+    assert view.labels is view.labels  # built once
+    assert np.array_equal(image, view.image)
