@@ -94,8 +94,13 @@ def _box_axis1(src, dst, size, line):
     size1 = size // 2
     size2 = size - size1 - 1
     for i in range(h):
-        for ll in range(-size1, n + size2):
-            line[ll + size1] = src[i, _reflect(ll, n)]
+        row = src[i]
+        for ll in range(n):
+            line[ll + size1] = row[ll]
+        for ll in range(-size1, 0):
+            line[ll + size1] = row[_reflect(ll, n)]
+        for ll in range(n, n + size2):
+            line[ll + size1] = row[_reflect(ll, n)]
         tmp = 0.0
         for ll in range(size):
             tmp += line[ll]
