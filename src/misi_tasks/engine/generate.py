@@ -293,7 +293,7 @@ def _process_complex(args: tuple) -> dict[str, Any]:
 def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
                     partner_ids: tuple[str, ...]) -> dict[str, Any]:
     work = WorkDir(cfg.out_dir)
-    todo = [t for t in cfg.tasks if not work.has_unit(cid, t)]
+    todo = [t for t in cfg.tasks if not work.has_intact_unit(cid, t)]  # checked: see engine/units.py
     report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
     if not todo:
         return report
