@@ -1,8 +1,8 @@
 """numba kernels of the decoy check: grey thumbnails and SSIM terms, bit-identical to the numpy path.
 
 Plain-array signatures only (style rule 11), and every jitted helper lives in this module so
-numba's on-disk cache stays valid (rule 12).  :mod:`misi_tasks.tasks.decoys` validates, allocates
-and calls; the references these kernels must equal bit for bit are kept in the tests
+numba's on-disk cache stays valid (rule 12).  :mod:`misi_tasks.tasks.decoys` validates and
+calls; the references these kernels must equal bit for bit are kept in the tests
 (``tests/tasks/test_decoy_similarity.py``):
 
 * :func:`grey_block_sums` is the exact integer block sum of ``grey_thumbnail`` (any order is exact);
@@ -66,68 +66,63 @@ def _reflect(i, n):
 
 
 @nb.njit(**_JIT)
-def _box_axis0(src, dst, size):
-    """One running-sum pass of ``uniform_filter1d(src, size, axis=0)`` into ``dst``."""
-    n, w = src.shape
+def box_filter(x, size):
+    """``scipy.ndimage.uniform_filter(x, size)`` of a 2-D float64 array (mode ``'reflect'``), ``size >= 2``
+    (scipy copies an axis of size 1 instead of filtering it).
+
+    Two running-sum passes, as ``uniform_filter1d`` along axis 0 and then along axis 1 of its output.
+    One function rather than one per pass: each jitted function adds to the cold-cache compile.
+    """
+    h, w = x.shape
     size1 = size // 2
     size2 = size - size1 - 1
+    out = np.empty_like(x)
+    # axis 0: the columns' sums side by side, so the loop over a row vectorises
     tmp = np.zeros(w, dtype=np.float64)
     for ll in range(-size1, size2 + 1):
-        r = src[_reflect(ll, n)]
+        r = x[_reflect(ll, h)]
         for j in range(w):
             tmp[j] += r[j]
     for j in range(w):
-        dst[0, j] = tmp[j] / size
-    for ll in range(1, n):
-        enter = src[_reflect(ll + size2, n)]
-        leave = src[_reflect(ll - size1 - 1, n)]
+        out[0, j] = tmp[j] / size
+    for ll in range(1, h):
+        enter = x[_reflect(ll + size2, h)]
+        leave = x[_reflect(ll - size1 - 1, h)]
         for j in range(w):
             tmp[j] += enter[j] - leave[j]
-            dst[ll, j] = tmp[j] / size
-
-
-@nb.njit(**_JIT)
-def _box_axis1(src, dst, size, line):
-    """One running-sum pass of ``uniform_filter1d(src, size, axis=1)`` into ``dst`` (may be ``src``);
-    ``line`` is a scratch buffer of ``w + size - 1`` values."""
-    h, n = src.shape
-    size1 = size // 2
-    size2 = size - size1 - 1
+            out[ll, j] = tmp[j] / size
+    # axis 1, in place: each row is copied, reflected at both ends, into a line buffer first
+    line = np.empty(w + size - 1, dtype=np.float64)
     for i in range(h):
-        row = src[i]
-        for ll in range(n):
+        row = out[i]
+        for ll in range(w):
             line[ll + size1] = row[ll]
         for ll in range(-size1, 0):
-            line[ll + size1] = row[_reflect(ll, n)]
-        for ll in range(n, n + size2):
-            line[ll + size1] = row[_reflect(ll, n)]
-        tmp = 0.0
+            line[ll + size1] = row[_reflect(ll, w)]
+        for ll in range(w, w + size2):
+            line[ll + size1] = row[_reflect(ll, w)]
+        s = 0.0
         for ll in range(size):
-            tmp += line[ll]
-        dst[i, 0] = tmp / size
-        for ll in range(1, n):
-            tmp += line[ll + size - 1] - line[ll - 1]
-            dst[i, ll] = tmp / size
-
-
-@nb.njit(**_JIT)
-def box_filter(x, size):
-    """``scipy.ndimage.uniform_filter(x, size)`` of a 2-D float64 array (mode ``'reflect'``), ``size >= 2``
-    (scipy copies an axis of size 1 instead of filtering it)."""
-    out = np.empty_like(x)
-    _box_axis0(x, out, size)
-    _box_axis1(out, out, size, np.empty(x.shape[1] + size - 1, dtype=np.float64))
+            s += line[ll]
+        row[0] = s / size
+        for ll in range(1, w):
+            s += line[ll + size - 1] - line[ll - 1]
+            row[ll] = s / size
     return out
 
 
 @nb.njit(**_JIT)
 def thumb_terms(im, size, cov_norm):
     """``(ux, vx, ux2)``: the box mean, sample variance and squared mean of one thumbnail."""
+    h, w = im.shape
+    sq = np.empty_like(im)
+    for i in range(h):
+        for j in range(w):
+            sq[i, j] = im[i, j] * im[i, j]
     ux = box_filter(im, size)
-    uxx = box_filter(im * im, size)
+    uxx = box_filter(sq, size)
     vx = np.empty_like(im)
     ux2 = np.empty_like(im)
-    h, w = im.shape
     for i in range(h):
         for j in range(w):
             u = ux[i, j]
@@ -140,8 +135,11 @@ def thumb_terms(im, size, cov_norm):
 def ssim_map(x, y, ux, uy, vx, vy, ux2, uy2, size, cov_norm, c1, c2):
     """The SSIM map of two thumbnails from their :func:`thumb_terms` (float64, the shape of ``x``)."""
     h, w = x.shape
-    uxy = box_filter(x * y, size)
     s = np.empty_like(x)
+    for i in range(h):
+        for j in range(w):
+            s[i, j] = x[i, j] * y[i, j]
+    uxy = box_filter(s, size)
     for i in range(h):
         for j in range(w):
             vxy = cov_norm * (uxy[i, j] - ux[i, j] * uy[i, j])
