@@ -7,8 +7,8 @@ Each complex's items for one task are pickled to ``units/<complex>/<task>.pkl`` 
 soon as they exist, followed by a small ``<task>.json`` index (item and image counts, and the
 pickle's length and CRC-32) that lets shards be assembled one at a time without holding a whole
 task in memory; a rerun with the same fingerprint skips complexes whose units are complete.
-Units are not flushed to the disk (no ``fsync``, which made a worker wait a few ms per file, about
-a tenth of a complex's time): a killed process loses nothing written, and after a machine crash a
+Units are not flushed to the disk (no ``fsync``, which made a worker wait a few ms per file, two
+files per task): a killed process loses nothing written, and after a machine crash a
 unit whose bytes did not reach the disk fails its length/CRC-32 check
 (:meth:`WorkDir.has_intact_unit`, asked by the worker before it would generate the unit) and is
 generated again.  The units (the bulk: ~200 MB on a small
