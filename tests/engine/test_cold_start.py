@@ -31,7 +31,8 @@ while not go.exists():
     time.sleep(0.01)
 block = sys.argv[2] == "block"
 warm = generate._warm_up_once(block=block)
-disp = [f for m in (_raster, _layout, _ssim_kernels) for f in vars(m).values() if isinstance(f, numba.core.registry.CPUDispatcher)]
+disp = [f for m in (_raster, _layout, _ssim_kernels) for f in vars(m).values()
+        if isinstance(f, numba.core.registry.CPUDispatcher)]
 ssim = [f for f in vars(_ssim_kernels).values() if isinstance(f, numba.core.registry.CPUDispatcher)]
 print(json.dumps({"warm": warm,
                   "compiled": sum(sum(f.stats.cache_misses.values()) for f in disp),

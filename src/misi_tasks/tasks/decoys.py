@@ -11,8 +11,9 @@ Schemes for T5/T6 (spec section 3), each producing one decoy (f1, f2) from the t
 A decoy must be a different command sequence from the answer and from the other decoys, must not
 produce the same motion (e.g. through ±180° symmetry), and its image must differ visibly from the
 correct image, from the other options' images and from the item's image 4 (what the query complex
-already shows): SSIM (scikit-image, on grey images downsampled to ``SSIM_SIZE`` px) below
-:data:`SSIM_MAX`; otherwise it is drawn again.
+already shows): SSIM (scikit-image's ``structural_similarity``, bit for bit, computed by numba
+kernels in :mod:`misi_tasks.tasks._ssim_kernels`, on grey images downsampled to ``SSIM_SIZE`` px)
+below :data:`SSIM_MAX`; otherwise it is drawn again.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from dataclasses import replace
 import numpy as np
 
 from misi_tasks.spec.answers import Command, Move
-from misi_tasks.tasks import _ssim_kernels as _kernels
 from misi_tasks.spec.choice import SSIM_MAX, TranslationRotationSpec
+from misi_tasks.tasks import _ssim_kernels as _kernels
 
 __all__ = [
     "SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy",
