@@ -17,22 +17,27 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 #: Waits for the file ``GO`` (so that both processes start warming up at the same moment, after
-#: their imports), warms up, and prints how many kernel signatures it compiled and loaded.
+#: their imports), warms up, and prints how many kernel signatures (render and decoy check) it
+#: compiled and loaded.
 WORKER = """
 import json, os, sys, time
 from pathlib import Path
 import numba
 from misi_render import _layout, _raster
 from misi_tasks.engine import generate
+from misi_tasks.tasks import _ssim_kernels
 go = Path(sys.argv[1])
 while not go.exists():
     time.sleep(0.01)
 block = sys.argv[2] == "block"
 warm = generate._warm_up_once(block=block)
-disp = [f for m in (_raster, _layout) for f in vars(m).values() if isinstance(f, numba.core.registry.CPUDispatcher)]
+disp = [f for m in (_raster, _layout, _ssim_kernels) for f in vars(m).values()
+        if isinstance(f, numba.core.registry.CPUDispatcher)]
+ssim = [f for f in vars(_ssim_kernels).values() if isinstance(f, numba.core.registry.CPUDispatcher)]
 print(json.dumps({"warm": warm,
                   "compiled": sum(sum(f.stats.cache_misses.values()) for f in disp),
-                  "loaded": sum(sum(f.stats.cache_hits.values()) for f in disp)}))
+                  "loaded": sum(sum(f.stats.cache_hits.values()) for f in disp),
+                  "ssim_loaded": sum(sum(f.stats.cache_hits.values()) for f in ssim)}))
 """
 
 
@@ -56,6 +61,7 @@ def test_workers_starting_together_compile_the_kernels_once(tmp_path: Path) -> N
     results = sorted((_result(p) for p in procs), key=lambda r: r["compiled"])
     assert all(r["warm"] for r in results)
     assert results[0]["compiled"] == 0 and results[0]["loaded"] > 0, results  # loaded the other's cache
+    assert results[0]["ssim_loaded"] > 0, results  # the decoy check's kernels too
     assert results[1]["compiled"] > 0, results
     assert (cache / "misi-compile.lock").is_file()
 
@@ -70,4 +76,4 @@ def test_a_worker_that_finds_the_compile_lock_taken_does_not_wait(tmp_path: Path
         result = _result(_start(cache, go, "try"))
     finally:
         os.close(fd)
-    assert result == {"warm": False, "compiled": 0, "loaded": 0}
+    assert result == {"warm": False, "compiled": 0, "loaded": 0, "ssim_loaded": 0}

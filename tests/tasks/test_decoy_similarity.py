@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.ndimage import uniform_filter
 from skimage.metrics import structural_similarity
 
+from misi_tasks.tasks import _ssim_kernels
 from misi_tasks.tasks.decoys import SSIM_SIZE, SsimThumb, grey_thumbnail, image_similarity, thumbnail_similarity
 
 
@@ -56,3 +64,41 @@ def test_image_similarity_on_drawn_images() -> None:
 def test_thumbnail_shapes_must_agree() -> None:
     with pytest.raises(ValueError, match="differ in shape"):
         thumbnail_similarity(np.zeros((8, 8)), np.zeros((9, 8)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=st.integers(1, 40), w=st.integers(1, 40), size=st.sampled_from([2, 3, 7, 8]),
+       scale=st.sampled_from([1e-3, 1.0, 255.0, 1e6]), seed=st.integers(0, 2**32 - 1))
+def test_box_filter_equals_scipy_uniform_filter(h: int, w: int, size: int, scale: float, seed: int) -> None:
+    """Every pixel, any shape (lines shorter than the window reflect more than once)."""
+    x = np.random.default_rng(seed).random((h, w)) * scale
+    if seed % 3 == 0:
+        x = np.round(x * 255) / 255  # thumbnail-like values
+    assert np.array_equal(_ssim_kernels.box_filter(x, size), uniform_filter(x, size=size))
+
+
+_NOJIT_SCRIPT = r"""
+import json
+import numpy as np
+from misi_tasks.tasks.decoys import grey_thumbnail, image_similarity
+rng = np.random.default_rng(5)
+a, b = (rng.integers(0, 256, (300, 290, 3), dtype=np.uint8) for _ in range(2))
+print(json.dumps({"thumb": grey_thumbnail(a).tolist(), "ssim": image_similarity(a, b)}))
+"""
+
+
+def test_kernels_without_jit_give_the_same_numbers() -> None:
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], cwd=Path(__file__).resolve().parents[2],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    rng = np.random.default_rng(5)
+    a, b = (rng.integers(0, 256, (300, 290, 3), dtype=np.uint8) for _ in range(2))
+    assert np.array_equal(np.array(got["thumb"]), grey_thumbnail(a))
+    assert got["ssim"] == image_similarity(a, b)
+
+
+def test_grey_thumbnail_wants_bytes() -> None:
+    with pytest.raises(ValueError, match="uint8"):
+        grey_thumbnail(np.zeros((8, 8, 3)))

@@ -157,6 +157,32 @@ def test_kill_9_then_rerun_gives_the_same_bytes(inputs, reference, tmp_path, n_u
     assert _digest(out) == _digest(reference)
 
 
+def test_units_a_machine_crash_damaged_are_generated_again(inputs, reference, tmp_path):
+    """Units are not fsynced: after a power loss a pickle may be empty or hold stale bytes and an
+    index may be empty.  The rerun finds them by length/CRC-32 and generates them again."""
+    out = tmp_path / "out"
+    proc = _start(inputs, out)
+    _wait_for_units(out, proc, 4)
+    proc.kill()
+    proc.communicate()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    indexes = sorted((work_dir_for(out) / "units").glob("*/*.json"))
+    assert len(indexes) >= 3
+    indexes[0].with_suffix(".pkl").write_bytes(b"")  # data never reached the disk
+    pkl = indexes[1].with_suffix(".pkl")
+    data = bytearray(pkl.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same length, other bytes
+    pkl.write_bytes(bytes(data))
+    indexes[2].write_bytes(b"")  # the index itself
+    work = WorkDir(out)
+    damaged = [(p.parent.name, p.stem) for p in indexes[:3]]
+    assert not any(work.has_intact_unit(c, t) for c, t in damaged)
+    with pytest.raises(ValueError, match="damaged work unit"):
+        work.read_unit(*damaged[1])
+    assert main(_cli(inputs, out)[3:]) == 0
+    assert _digest(out) == _digest(reference)
+
+
 def test_ctrl_c_is_one_line_and_the_run_resumes(inputs, reference, tmp_path):
     out = tmp_path / "out"
     proc = _start(inputs, out)

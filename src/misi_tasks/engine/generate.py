@@ -46,6 +46,7 @@ from misi_tasks.spec.dataset import shard_paths, write_shard
 from misi_tasks.spec.items import Item
 from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
+from misi_tasks.tasks.decoys import warm_up_ssim
 from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
 from misi_tasks.version import package_version
@@ -200,8 +201,13 @@ def _compile_lock_path() -> Path:
     return Path(tempfile.gettempdir()) / f"misi-compile-{os.getuid() if hasattr(os, 'getuid') else 0}-{tag}.lock"
 
 
+def _load_kernels() -> None:
+    warm_up()
+    warm_up_ssim()
+
+
 def _warm_up_once(block: bool = True) -> bool:
-    """Load the render kernels, compiling them only if no other process is doing so right now.
+    """Load the numba kernels (render, decoy check), compiling them only if no other process is doing so.
 
     Kernels are compiled under an exclusive lock (:func:`_compile_lock_path`), so on a cold cache
     the first worker compiles them and writes numba's cache while the others wait and then load
@@ -215,7 +221,7 @@ def _warm_up_once(block: bool = True) -> bool:
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no lock
-        warm_up()
+        _load_kernels()
         _WARM = True
         return True
     path = _compile_lock_path()
@@ -223,7 +229,7 @@ def _warm_up_once(block: bool = True) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError:  # no place for a lock: every worker compiles for itself, as numba would
-        warm_up()
+        _load_kernels()
         _WARM = True
         return True
     try:
@@ -231,7 +237,7 @@ def _warm_up_once(block: bool = True) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
         except BlockingIOError:
             return False
-        warm_up()
+        _load_kernels()
         _WARM = True
         return True
     finally:
@@ -287,7 +293,7 @@ def _process_complex(args: tuple) -> dict[str, Any]:
 def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
                     partner_ids: tuple[str, ...]) -> dict[str, Any]:
     work = WorkDir(cfg.out_dir)
-    todo = [t for t in cfg.tasks if not work.has_unit(cid, t)]
+    todo = [t for t in cfg.tasks if not work.has_intact_unit(cid, t)]  # checked: see engine/units.py
     report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
     if not todo:
         return report

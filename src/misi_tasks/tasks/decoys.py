@@ -11,8 +11,9 @@ Schemes for T5/T6 (spec section 3), each producing one decoy (f1, f2) from the t
 A decoy must be a different command sequence from the answer and from the other decoys, must not
 produce the same motion (e.g. through ±180° symmetry), and its image must differ visibly from the
 correct image, from the other options' images and from the item's image 4 (what the query complex
-already shows): SSIM (scikit-image, on grey images downsampled to ``SSIM_SIZE`` px) below
-:data:`SSIM_MAX`; otherwise it is drawn again.
+already shows): SSIM (scikit-image's ``structural_similarity``, bit for bit, computed by numba
+kernels in :mod:`misi_tasks.tasks._ssim_kernels`, on grey images downsampled to ``SSIM_SIZE`` px)
+below :data:`SSIM_MAX`; otherwise it is drawn again.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ import numpy as np
 
 from misi_tasks.spec.answers import Command, Move
 from misi_tasks.spec.choice import SSIM_MAX, TranslationRotationSpec
+from misi_tasks.tasks import _ssim_kernels as _kernels
 
 __all__ = [
     "SSIM_MAX", "SSIM_SIZE", "change_magnitude", "flip_sign", "change_axis", "t5t6_decoy",
-    "grey_thumbnail", "SsimThumb", "thumbnail_similarity", "image_similarity",
+    "grey_thumbnail", "SsimThumb", "thumbnail_similarity", "image_similarity", "warm_up_ssim",
 ]
 
 #: Side (px) of the grey images compared by SSIM.
@@ -89,26 +91,23 @@ def t5t6_decoy(scheme: int, f1: Command, f2: Command, rng: np.random.Generator, 
 def grey_thumbnail(image: np.ndarray) -> np.ndarray:
     """Grey image in [0, 1] (float64), box-averaged down to about ``SSIM_SIZE`` px.
 
-    One integer pass over the RGB bytes (no resampling filter), so it is cheap enough to run for
-    every candidate decoy: the ``f`` rows of a block are added first, then the ``f`` x channels
-    values of each block, as one matrix-vector product.  Every partial sum is an integer far below
-    2**53, so the float64 sums are exact in any order: the result is the exact block sum.
+    ``image`` is uint8, shape (H, W, C).  Each output pixel is the exact integer sum of one
+    ``f`` x ``f`` block's bytes over all channels (no resampling filter; ``f = H // SSIM_SIZE``)
+    divided by ``255 f f C``, so it is cheap enough to run for every candidate decoy; one numba
+    pass (:func:`misi_tasks.tasks._ssim_kernels.grey_block_sums`).
     """
+    image = np.ascontiguousarray(image)
+    if image.dtype != np.uint8 or image.ndim != 3:
+        raise ValueError(f"grey_thumbnail needs a uint8 (H, W, C) image, got {image.dtype} {image.shape}")
     f = max(1, image.shape[0] // SSIM_SIZE)
-    h, w = (image.shape[0] // f) * f, (image.shape[1] // f) * f
-    c = image.shape[2]
-    blocks = np.ascontiguousarray(image[:h, :w]).reshape(h // f, f, w * c)
-    rows = blocks[:, 0].astype(np.uint32)
-    for k in range(1, f):
-        rows += blocks[:, k]
-    cells = rows.reshape((h // f) * (w // f), f * c).astype(np.float64)
-    total = (cells @ np.ones(f * c)).reshape(h // f, w // f)
-    return total / (255.0 * f * f * c)
+    return _kernels.grey_block_sums(image, f, 255.0 * f * f * image.shape[2])
 
 
 #: SSIM window and constants, as scikit-image's ``structural_similarity`` defaults (uniform 7x7
 #: window, sample covariance, K1 = 0.01, K2 = 0.03) with ``data_range=1``.
 _WIN, _K1, _K2 = 7, 0.01, 0.03
+_COV_NORM = _WIN**2 / (_WIN**2 - 1)
+_C1, _C2 = (_K1 * 1.0) ** 2, (_K2 * 1.0) ** 2
 
 
 class SsimThumb:
@@ -116,37 +115,25 @@ class SsimThumb:
 
     :func:`thumbnail_similarity` of two of these does only the cross term, so comparing a decoy
     candidate with every option chosen so far filters each image once instead of once per pair.
-    The arithmetic is scikit-image's, operation for operation, so the value is bit-identical to
+    The arithmetic is scikit-image's, operation for operation (numba kernels in
+    :mod:`misi_tasks.tasks._ssim_kernels`), so the value is bit-identical to
     ``structural_similarity(a, b, data_range=1.0)``.
     """
 
     __slots__ = ("im", "ux", "ux2", "vx")
 
     def __init__(self, thumb: np.ndarray) -> None:
-        from scipy.ndimage import uniform_filter
-
-        im = np.asarray(thumb).astype(np.float64, copy=False)
-        np_ = _WIN ** im.ndim
-        cov_norm = np_ / (np_ - 1)
+        im = np.ascontiguousarray(thumb, dtype=np.float64)
+        if im.ndim != 2:
+            raise ValueError(f"a thumbnail is a 2-D grey image, got shape {im.shape}")
         self.im = im
-        self.ux = uniform_filter(im, size=_WIN)
-        uxx = uniform_filter(im * im, size=_WIN)
-        self.vx = cov_norm * (uxx - self.ux * self.ux)
-        self.ux2 = self.ux ** 2
+        self.ux, self.vx, self.ux2 = _kernels.thumb_terms(im, _WIN, _COV_NORM)
 
 
 def _ssim(x: SsimThumb, y: SsimThumb) -> float:
-    from scipy.ndimage import uniform_filter
-    from skimage.util import crop
-
-    np_ = _WIN ** x.im.ndim
-    cov_norm = np_ / (np_ - 1)
-    uxy = uniform_filter(x.im * y.im, size=_WIN)
-    vxy = cov_norm * (uxy - x.ux * y.ux)
-    c1, c2 = (_K1 * 1.0) ** 2, (_K2 * 1.0) ** 2
-    a1, a2, b1, b2 = 2 * x.ux * y.ux + c1, 2 * vxy + c2, x.ux2 + y.ux2 + c1, x.vx + y.vx + c2
-    s = (a1 * a2) / (b1 * b2)
-    return float(crop(s, (_WIN - 1) // 2).mean(dtype=np.float64))
+    s = _kernels.ssim_map(x.im, y.im, x.ux, y.ux, x.vx, y.vx, x.ux2, y.ux2, _WIN, _COV_NORM, _C1, _C2)
+    pad = (_WIN - 1) // 2  # scikit-image's crop of the filter radius, then numpy's (pairwise) mean
+    return float(s[pad:-pad, pad:-pad].mean(dtype=np.float64))
 
 
 def thumbnail_similarity(a: np.ndarray | SsimThumb, b: np.ndarray | SsimThumb) -> float:
@@ -166,3 +153,9 @@ def thumbnail_similarity(a: np.ndarray | SsimThumb, b: np.ndarray | SsimThumb) -
 def image_similarity(a: np.ndarray, b: np.ndarray) -> float:
     """SSIM of two RGB uint8 images after grey conversion and downsampling to ``SSIM_SIZE``."""
     return thumbnail_similarity(grey_thumbnail(a), grey_thumbnail(b))
+
+
+def warm_up_ssim() -> None:
+    """Load (or, on a cold cache, compile) the decoy check's numba kernels on a tiny image."""
+    image = np.zeros((SSIM_SIZE, SSIM_SIZE // 32, 3), dtype=np.uint8)
+    image_similarity(image, image)
