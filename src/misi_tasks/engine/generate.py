@@ -375,12 +375,13 @@ class _ShardJob:
 
 
 def _write_shard_job(job: _ShardJob) -> str:
-    """Write one shard from the work folder's units (in a worker); returns its path under OUT."""
+    """Write one shard from the work folder's units (in a worker); returns its path under OUT.
+
+    Rows are made as the writer asks for them: one row group and one unit in memory, not the shard.
+    """
     reader = _UnitReader(WorkDir(job.out_dir), job.task)
-    rows = []
-    for cid, k, letter in job.refs:
-        item = reader.get(cid, k)
-        rows.append((item.assign_letter(letter) if letter is not None else item).to_row())
+    rows = ((item.assign_letter(letter) if letter is not None else item).to_row()
+            for item, letter in ((reader.get(cid, k), letter) for cid, k, letter in job.refs))
     write_shard(rows, job.path)
     return str(job.path.relative_to(job.out_dir))
 
