@@ -43,7 +43,7 @@ from misi_tasks.engine.provenance import load_provenance, save_provenance
 from misi_tasks.engine.units import WorkDir
 from misi_tasks.inputs import assign_splits, discover_inputs
 from misi_tasks.spec.dataset import shard_paths, write_shard
-from misi_tasks.spec.items import Item
+from misi_tasks.spec.items import LETTERS, Item
 from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
 from misi_tasks.tasks.scene import Scene
@@ -363,6 +363,23 @@ class _UnitReader:
         return self.items[k]
 
 
+def _unit_images(work: WorkDir) -> Any:
+    """The card's image source (:data:`~misi_tasks.engine.card_figures.ImageSource`): rows' images
+    from the units, as the shards hold them (an MC item's letter is its row's answer)."""
+    def images(rows) -> dict[str, list[bytes]]:
+        out = {}
+        for row in rows:
+            if not work.has_unit(row["complex_id"], row["task"]):
+                continue  # the card reads this one from the shards
+            item = next((i for i in work.read_unit(row["complex_id"], row["task"]) if i.id == row["id"]), None)
+            if item is not None:
+                mc = row["task"] in MC_TASKS
+                out[row["id"]] = (item.assign_letter(LETTERS.index(row["answer"])) if mc else item).to_row()["images"]
+        return out
+
+    return images
+
+
 @dataclass(frozen=True)
 class _ShardJob:
     """One shard to write: its items as (complex, position in its unit, letter or None)."""
@@ -584,7 +601,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                                if rel in done_now]  # in plan order, whatever order they finished in
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
-        write_card(cfg, summary)
+        write_card(cfg, summary, _unit_images(work))  # the units are still there
         files = [p.relative_to(cfg.out_dir).as_posix() for p in _output_files(cfg.out_dir)[0]]
         state.update(complete=True, files=files,
                      summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})
