@@ -61,7 +61,7 @@ WORKER_STAGES = (
     (1, "write the units", ("units.py:write_unit",)),
     (2, "pickle", ("~:<built-in method _pickle.dumps>",)),
     (2, "fsync", ("fsync<atomic_write_bytes",)),
-    (0, "3. write the shards", ("generate.py:_write_shard_job",)),
+    (0, "3. write the shards", ("generate.py:_write_shard_job", "shards.py:write_shard_job")),
     (1, "read the units", ("units.py:read_unit",)),
     (1, "rows (letters, to_row)", ("items.py:assign_letter", "items.py:to_row")),
     (1, "check the rows", ("dataset.py:_check_row",)),

@@ -94,6 +94,7 @@ def test_rows_an_image_source_leaves_out_are_read_from_the_shards(sample_dataset
 
 def test_the_runs_image_source_gives_the_shards_images(tmp_path, monkeypatch):
     from misi_tasks.engine import generate
+    from misi_tasks.engine.shards import unit_images
     from misi_tasks.engine.units import WorkDir
     from misi_tasks.view.rows import read_images
 
@@ -103,7 +104,7 @@ def test_the_runs_image_source_gives_the_shards_images(tmp_path, monkeypatch):
                                   tasks=("translation", "rotation-rotation", "residue-ligand", "docking"))
     generate.generate_dataset(cfg, progress=False)
     rows = card_figures._read_rows(out)
-    from_units = generate._unit_images(WorkDir(out))(rows)
+    from_units = unit_images(WorkDir(out))(rows)
     assert from_units == read_images(sorted((out / "data").glob("*/*.parquet")), {r["id"] for r in rows})
     assert len(from_units) == len(rows) and any(r["task"] == "rotation-rotation" for r in rows)
 
