@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from misi_tasks.engine.units import WorkDir
 from misi_tasks.spec.dataset import shard_paths, write_shard
 from misi_tasks.spec.items import LETTERS, Item
 from misi_tasks.spec.names import MC_TASKS
 from misi_tasks.tasks.seeding import rng_for
-
-if TYPE_CHECKING:
-    from misi_tasks.engine.generate import GenerateConfig, GenerateSummary
 
 __all__ = ["ROWS_PER_SHARD", "SHARD_BYTES", "TINY_PER_TASK", "plan_shards", "unit_images", "write_shard_job"]
 
@@ -108,9 +105,12 @@ def write_shard_job(job: _ShardJob) -> str:
     return str(job.path.relative_to(job.out_dir))
 
 
-def plan_shards(cfg: "GenerateConfig", work: WorkDir, state: dict, task: str, split: str, cids: list[str],
-                summary: "GenerateSummary") -> list[_ShardJob]:
+def plan_shards(cfg: Any, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
+                summary: Any) -> list[_ShardJob]:
     """Count the items of one (task, split) into ``summary`` and return its shards still to write.
+
+    ``cfg`` and ``summary`` are the run's ``GenerateConfig`` and ``GenerateSummary``
+    (:mod:`misi_tasks.engine.generate`, which imports this module).
 
     Shards already written by an interrupted run are counted as skipped; the others are jobs that
     any worker may write (one shard in memory per worker), see :func:`write_shard_job`.
