@@ -20,6 +20,20 @@ def test_local_backend_yields_every_result_once(workers):
     assert sorted(LocalBackend(workers).map(abs, jobs)) == [0, 1, 3, 5, 8]
 
 
+def test_shared_job_elements_are_pickled_once_and_reach_every_job():
+    import operator
+
+    table = {f"c{k}": k for k in range(1000)}  # shared by identity between all jobs
+    jobs = [(k, table, f"c{k}") for k in range(40)]
+    backend = LocalBackend(2)
+    with backend:
+        assert list(backend.map(operator.itemgetter(1), jobs)) == [table] * 40  # in input order
+        assert list(backend.map(operator.itemgetter(0), jobs)) == list(range(40))
+        folder = Path(backend._shared_dir)
+        assert sorted(os.listdir(folder)) == ["1.pkl", "2.pkl"]  # once per map, not per job
+    assert not folder.exists()
+
+
 def test_a_dead_local_worker_is_a_backend_error():
     with pytest.raises(BackendError, match="rerun to resume"):
         list(LocalBackend(2).map(os._exit, [3, 3]))  # the worker process exits mid-job

@@ -17,7 +17,7 @@ import pytest
 ray = pytest.importorskip("ray", reason='Ray is not installed: pip install "misi[ray]" to run the Ray backend tests')
 
 from misi_tasks.engine.backends import BackendError, RayBackend  # noqa: E402
-from misi_tasks.engine.backends.ray_cluster import _shared_elements  # noqa: E402
+from misi_tasks.engine.backends.base import shared_elements  # noqa: E402
 from misi_tasks.engine.generate import generate_dataset  # noqa: E402
 from misi_tasks.engine.units import work_dir_for  # noqa: E402
 
@@ -99,7 +99,7 @@ def test_units_on_a_filesystem_workers_cannot_see_fail_clearly(ray_cluster, tmp_
 def test_shared_job_elements_are_shipped_once_and_results_all_come_back(ray_cluster):
     table = {f"c{k}": k for k in range(1000)}  # shared by identity between all jobs
     jobs = [(table, f"c{k}") for k in range(200)]
-    assert _shared_elements(jobs) == {id(table): table}
+    assert shared_elements(jobs) == {id(table): table}
     results = sorted(RayBackend().map(_lookup, jobs))
     assert results == list(range(200))
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from misi_tasks.spec.dataset import (
     ARROW_SCHEMA,
@@ -21,6 +24,8 @@ from misi_tasks.spec.dataset import (
     write_shard,
 )
 from misi_tasks.spec.names import TASK_NAMES
+
+from .conftest import synthetic_rows, tiny_png
 
 HAS_DATASETS = importlib.util.find_spec("datasets") is not None
 
@@ -89,15 +94,71 @@ def test_crash_during_write_keeps_old_shard(tmp_path: Path, rows_factory, monkey
     write_shard(rows, path)
     before = _sha(path)
 
-    def crash(table, where, **kwargs):
-        where.write(b"PAR1 half a shard")
+    def crash(writer, table, **kwargs):  # after the writer has opened the file and written "PAR1"
         raise OSError("disk full")
 
-    monkeypatch.setattr(dataset_module.pq, "write_table", crash)
+    monkeypatch.setattr(dataset_module.pq.ParquetWriter, "write_table", crash)
     with pytest.raises(OSError, match="disk full"):
         write_shard(rows[:1], path)
     assert _sha(path) == before
     assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def _reference_shard(rows: list[dict]) -> bytes:
+    """What ``write_shard`` wrote before it built row groups itself: ``pa.Table.from_pylist`` of
+    all rows, then ``pq.write_table`` with 64-row groups."""
+    import pyarrow as pa
+
+    from misi_tasks.spec.dataset import _WRITE_OPTIONS, _check_row
+
+    table = pa.Table.from_pylist([_check_row(r, "ref") for r in rows], schema=ARROW_SCHEMA)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=64, **_WRITE_OPTIONS)
+    return buf.getvalue()
+
+
+def _varied_rows(rows_factory, task: str, n: int, n_images: list[int], questions: list[str],
+                 no_path: list[bool]) -> list[dict]:
+    """``n`` synthetic rows with the given image counts, questions and images without a path."""
+    rows = rows_factory(task, "test", n)
+    for k, row in enumerate(rows):
+        pngs = [tiny_png(k + j) for j in range(n_images[k % len(n_images)])]
+        if pngs and no_path[k % len(no_path)]:
+            pngs[0] = {"bytes": pngs[0], "path": None}
+        row.update(images=pngs, image_roles=[f"view {j}" for j in range(len(pngs))],
+                   question=questions[k % len(questions)])
+    return rows
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 130])
+def test_shard_bytes_match_the_pyarrow_reference(tmp_path: Path, rows_factory, n: int) -> None:
+    rows = _varied_rows(rows_factory, "interaction-location", n, [2, 0, 3, 1], ["Q?", "", "é ✓ 口"], [False, True])
+    write_shard(iter(rows), tmp_path / "s.parquet")  # an iterator is read one row group at a time
+    assert (tmp_path / "s.parquet").read_bytes() == _reference_shard(rows)
+    assert pq.ParquetFile(tmp_path / "s.parquet").metadata.num_row_groups == max(1, -(-n // 64))
+
+
+def test_huge_row_group_is_left_to_pyarrow(tmp_path: Path, rows_factory, monkeypatch) -> None:
+    """Over 2 GiB of images in one row group, pyarrow builds (and chunks) the column: same bytes."""
+    import misi_tasks.spec.dataset as dataset_module
+
+    monkeypatch.setattr(dataset_module, "_MAX_BINARY", 100)
+    rows = rows_factory("docking", "test", 70)
+    write_shard(rows, tmp_path / "s.parquet")
+    assert (tmp_path / "s.parquet").read_bytes() == _reference_shard(rows)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 140), n_images=st.lists(st.integers(0, 4), min_size=1, max_size=5),
+       questions=st.lists(st.text(max_size=30), min_size=1, max_size=3),
+       no_path=st.lists(st.booleans(), min_size=1, max_size=3),
+       task=st.sampled_from(["translation", "rotation-rotation", "interaction-location"]))
+def test_shard_bytes_match_the_pyarrow_reference_property(tmp_path_factory, n, n_images, questions, no_path,
+                                                          task) -> None:
+    rows = _varied_rows(synthetic_rows, task, n, n_images, questions, no_path)
+    path = tmp_path_factory.mktemp("prop") / "s.parquet"
+    write_shard(rows, path)
+    assert path.read_bytes() == _reference_shard(rows)
 
 
 def test_schema_metadata_carries_hf_features(tmp_path: Path, rows_factory) -> None:

@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from misi_tasks.engine.cli import main
-from misi_tasks.engine.generate import GenerateConfig, _letters, _shard_bounds, _tiny_indices, generate_dataset
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset
+from misi_tasks.engine.shards import _letters, _shard_bounds, _tiny_indices
 from misi_tasks.spec.items import Item
 from misi_geom.samples import sample_root
 
@@ -146,7 +147,7 @@ def test_tiny_draws_fifty_sorted_items_per_task():
 
 
 def test_shards_close_at_the_byte_budget():
-    from misi_tasks.engine.generate import SHARD_BYTES
+    from misi_tasks.engine.shards import SHARD_BYTES
 
     half = SHARD_BYTES // 2
     assert _shard_bounds([half - 10, half - 10, 10, half]) == [(0, 3), (3, 4)]

@@ -69,9 +69,44 @@ def test_the_contact_sheet_shows_a_telling_image_of_each_task(sample_dataset):
 
 
 def test_figures_are_byte_identical_when_redrawn(sample_dataset, tmp_path):
+    """misi-gen took the examples from its units; redrawn from the shards, the bytes are the same."""
     before = {n: (sample_dataset / "figures" / n).read_bytes() for n in NAMES}
     card_figures.write_card_figures(sample_dataset, sample_root())
     assert {n: (sample_dataset / "figures" / n).read_bytes() for n in NAMES} == before
+
+
+def test_rows_an_image_source_leaves_out_are_read_from_the_shards(sample_dataset, tmp_path):
+    from misi_tasks.view.rows import read_images
+
+    before = (sample_dataset / "figures" / "examples.png").read_bytes()
+    shards = sorted((sample_dataset / "data").glob("*/*.parquet"))
+    asked = []
+
+    def every_other(rows):
+        asked.extend(r["id"] for r in rows)
+        return read_images(shards, {r["id"] for r in rows[::2]})
+
+    for source in (every_other, lambda rows: {}):
+        card_figures.write_card_figures(sample_dataset, sample_root(), source)
+        assert (sample_dataset / "figures" / "examples.png").read_bytes() == before
+    assert len(asked) == len(TASK_CODES)
+
+
+def test_the_runs_image_source_gives_the_shards_images(tmp_path, monkeypatch):
+    from misi_tasks.engine import generate
+    from misi_tasks.engine.shards import unit_images
+    from misi_tasks.engine.units import WorkDir
+    from misi_tasks.view.rows import read_images
+
+    monkeypatch.setattr(WorkDir, "clear_units", lambda self: None)  # keep the units after the run
+    out = tmp_path / "ds"
+    cfg = generate.GenerateConfig(input_dir=sample_root(), out_dir=out, split="test", size=64, limit=2,
+                                  tasks=("translation", "rotation-rotation", "residue-ligand", "docking"))
+    generate.generate_dataset(cfg, progress=False)
+    rows = card_figures._read_rows(out)
+    from_units = unit_images(WorkDir(out))(rows)
+    assert from_units == read_images(sorted((out / "data").glob("*/*.parquet")), {r["id"] for r in rows})
+    assert len(from_units) == len(rows) and any(r["task"] == "rotation-rotation" for r in rows)
 
 
 def test_without_matplotlib_the_card_says_how_to_get_figures(monkeypatch, tmp_path):

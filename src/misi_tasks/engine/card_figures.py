@@ -13,7 +13,9 @@ embeds them in the card:
 - ``examples.png`` — a contact sheet of the first image of one item per task.
 
 The numbers come from the written shards (the truth on disk, also after a resumed run) and, for the
-atom counts, from the input complexes. Without matplotlib (extra ``misi[viz]``) no figure is
+atom counts, from the input complexes. ``misi-gen`` hands over the example images from its work
+units (the same bytes): a shard's row group has one compressed page of images, and reading one
+image from the shards decompresses all of it (~130 MB a task at 1024 px). Without matplotlib (extra ``misi[viz]``) no figure is
 written and the card says how to get them. Figures are byte-identical for identical inputs.
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import io
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,8 @@ _TILE_PX = 280
 
 
 _COLUMNS = ["id", "task", "split", "complex_id", "image_roles", "options", "answer"]
+#: Gives the PNG images of some rows (``{id: [png bytes, ...]}``; rows it cannot serve left out).
+ImageSource = Callable[[Sequence[Mapping[str, Any]]], Mapping[str, list[bytes]]]
 
 
 def _read_rows(dataset: Path) -> list[dict[str, Any]]:
@@ -235,17 +239,22 @@ def _examples(items: Sequence[Mapping[str, Any]]) -> dict[str, tuple[Mapping[str
     return out
 
 
-def _examples_figure(dataset: Path, items: Sequence[Mapping[str, Any]]):
+def _examples_figure(dataset: Path, items: Sequence[Mapping[str, Any]],
+                     image_source: ImageSource | None = None):
     """A contact sheet: the first image of one item per task, composed with Pillow and placed
-    pixel for pixel (no resampling by matplotlib), a caption above each tile."""
+    pixel for pixel (no resampling by matplotlib), a caption above each tile.  Images come from
+    ``image_source`` if given, else (and for the rows it leaves out) from the shards."""
     from PIL import Image
 
     from misi_tasks.view.rows import read_images
 
     first = _examples(items)
     tasks = _task_order(first)
-    shards = sorted(p for t in tasks for p in (dataset / "data" / t).glob("*.parquet"))
-    images = read_images(shards, {first[t][0]["id"] for t in tasks})
+    images = dict(image_source([first[t][0] for t in tasks])) if image_source else {}
+    missing = [t for t in tasks if first[t][0]["id"] not in images]
+    if missing:
+        shards = sorted(p for t in missing for p in (dataset / "data" / t).glob("*.parquet"))
+        images.update(read_images(shards, {first[t][0]["id"] for t in missing}))
     cols, tile, gap, cap = 3, _TILE_PX, 8, 36
     rows = -(-len(tasks) // cols)
     width, height = cols * tile + (cols + 1) * gap, rows * (tile + cap + gap) + gap
@@ -267,8 +276,11 @@ def _examples_figure(dataset: Path, items: Sequence[Mapping[str, Any]]):
     return fig
 
 
-def write_card_figures(dataset: str | Path, input_dir: str | Path) -> list[tuple[str, str]]:
+def write_card_figures(dataset: str | Path, input_dir: str | Path,
+                       image_source: ImageSource | None = None) -> list[tuple[str, str]]:
     """Write the card's figures into ``dataset/figures/``; return ``[(caption, relative path), ...]``.
+
+    ``image_source`` gives the example images without reading them from the shards (see the module docs).
 
     Raises
     ------
@@ -290,13 +302,14 @@ def write_card_figures(dataset: str | Path, input_dir: str | Path) -> list[tuple
     if atoms:
         made.append(("Heavy atoms per complex", "heavy_atoms.png",
                      _atoms_figure(atoms, len(complexes) if step > 1 else None)))
-    made.append(("One example per task", "examples.png", _examples_figure(dataset, items)))
+    made.append(("One example per task", "examples.png", _examples_figure(dataset, items, image_source)))
     for _, name, fig in made:
         save_figure(fig, folder / name)
     return [(caption, f"{FIGURES_DIR}/{name}") for caption, name, _ in made]
 
 
-def card_figures_markdown(dataset: str | Path, input_dir: str | Path) -> str:
+def card_figures_markdown(dataset: str | Path, input_dir: str | Path,
+                          image_source: ImageSource | None = None) -> str:
     """Write the figures and return the card's ``## Figures`` section.
 
     Without matplotlib the section says how to get the figures; a figure that fails is reported on
@@ -305,7 +318,7 @@ def card_figures_markdown(dataset: str | Path, input_dir: str | Path) -> str:
     if not have_matplotlib():
         return f"## Figures\n\nNo figures: {VIZ_MISSING}.\n"
     try:
-        figs = write_card_figures(dataset, input_dir)
+        figs = write_card_figures(dataset, input_dir, image_source)
     except Exception as exc:  # noqa: BLE001 - the card must still be written
         msg = f"figures not drawn ({type(exc).__name__}: {exc})"
         print(f"misi-gen: warning: {msg}", file=sys.stderr)

@@ -40,26 +40,20 @@ from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import write_card
 from misi_tasks.engine.card_figures import FIGURES_DIR
 from misi_tasks.engine.provenance import load_provenance, save_provenance
+from misi_tasks.engine.shards import TINY_PER_TASK, plan_shards, unit_images, write_shard_job
 from misi_tasks.engine.units import WorkDir
 from misi_tasks.inputs import assign_splits, discover_inputs
-from misi_tasks.spec.dataset import shard_paths, write_shard
 from misi_tasks.spec.items import Item
-from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
+from misi_tasks.spec.names import TASK_NAMES
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
 from misi_tasks.tasks.decoys import warm_up_ssim
 from misi_tasks.tasks.scene import Scene
-from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, rng_for
+from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION
 from misi_tasks.version import package_version
 
 __all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "OutputFolderError", "generate_dataset",
            "generate_items", "TINY_PER_TASK"]
 
-#: Items per task in a ``--tiny`` run (the paper's Tiny subset).
-TINY_PER_TASK = 50
-#: A shard closes once its images reach this many bytes (the writer holds about 3x in memory) ...
-SHARD_BYTES = 128 * 2**20
-#: ... or this many rows.
-ROWS_PER_SHARD = 1000
 #: One line per complex that failed to load: ``<id>\t<message>`` (written only when one did).
 FAILURES_FILE = "failures.txt"
 _SHARD_NAME_RE = re.compile(r"^(train|test)-\d{5}-of-\d{5}\.parquet$")
@@ -332,101 +326,6 @@ def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "
     return {t: get_task(t)().generate(scene, ctx) for t in tasks}
 
 
-# --- assembly --------------------------------------------------------------------------------
-def _letters(n: int, seed: int, task: str, split: str) -> list[int]:
-    """Balanced correct-letter indices for ``n`` items: A-D cycled, then shuffled with the seed."""
-    perm = rng_for(seed, "letters", task, split).permutation(n)
-    return [int(p) % 4 for p in perm]
-
-
-def _tiny_indices(n: int, seed: int, task: str) -> list[int]:
-    if n <= TINY_PER_TASK:
-        return list(range(n))
-    return sorted(int(k) for k in rng_for(seed, "tiny", task).choice(n, TINY_PER_TASK, replace=False))
-
-
-def _shard_bounds(item_bytes: list[int]) -> list[tuple[int, int]]:
-    """Consecutive [lo, hi) item ranges, each closed at :data:`SHARD_BYTES` or :data:`ROWS_PER_SHARD`."""
-    bounds, lo, size = [], 0, 0
-    for k, b in enumerate(item_bytes):
-        if k > lo and (size + b > SHARD_BYTES or k - lo >= ROWS_PER_SHARD):
-            bounds.append((lo, k))
-            lo, size = k, 0
-        size += b
-    bounds.append((lo, len(item_bytes)))
-    return bounds
-
-
-class _UnitReader:
-    """Loads items by (complex, position), keeping only the current unit in memory."""
-
-    def __init__(self, work: WorkDir, task: str) -> None:
-        self.work, self.task, self.cid, self.items = work, task, None, []
-
-    def get(self, cid: str, k: int) -> Item:
-        if cid != self.cid:
-            self.cid, self.items = cid, self.work.read_unit(cid, self.task)
-        return self.items[k]
-
-
-@dataclass(frozen=True)
-class _ShardJob:
-    """One shard to write: its items as (complex, position in its unit, letter or None)."""
-
-    out_dir: Path
-    task: str
-    path: Path
-    refs: tuple[tuple[str, int, int | None], ...]
-    nbytes: int = 0  # PNG bytes in the shard: big shards are handed out first
-
-
-def _write_shard_job(job: _ShardJob) -> str:
-    """Write one shard from the work folder's units (in a worker); returns its path under OUT."""
-    reader = _UnitReader(WorkDir(job.out_dir), job.task)
-    rows = []
-    for cid, k, letter in job.refs:
-        item = reader.get(cid, k)
-        rows.append((item.assign_letter(letter) if letter is not None else item).to_row())
-    write_shard(rows, job.path)
-    return str(job.path.relative_to(job.out_dir))
-
-
-def _plan_shards(cfg: GenerateConfig, work: WorkDir, state: dict, task: str, split: str, cids: list[str],
-                 summary: "GenerateSummary") -> list[_ShardJob]:
-    """Count the items of one (task, split) into ``summary`` and return its shards still to write.
-
-    Shards already written by an interrupted run are counted as skipped; the others are jobs that
-    any worker may write (one shard in memory per worker), see :func:`_write_shard_job`.
-    """
-    refs: list[tuple[str, int, int, int]] = []  # (complex, position in its unit, images, bytes)
-    for cid in cids:
-        if not work.has_unit(cid, task):
-            continue
-        index = work.read_index(cid, task)
-        refs += [(cid, k, n, b) for k, (n, b) in enumerate(zip(index["images"], index["bytes"]))]
-        if index["skip"]:
-            summary.task_skips[task].append(f"{cid}: {index['skip']}")
-    if cfg.tiny:
-        refs = [refs[k] for k in _tiny_indices(len(refs), cfg.seed, task)]
-    letters = _letters(len(refs), cfg.seed, task, split) if task in MC_TASKS else None
-    summary.items[(task, split)] = len(refs)
-    summary.images[(task, split)] = sum(r[2] for r in refs)
-    bounds = _shard_bounds([r[3] for r in refs]) if refs else []
-    paths = shard_paths(cfg.out_dir, task, split, len(bounds)) if bounds else []
-    for stale in set((cfg.out_dir / "data" / task).glob(f"{split}-*.parquet")) - set(paths):
-        stale.unlink()  # left by an earlier run with other arguments
-    jobs = []
-    for (lo, hi), path in zip(bounds, paths):
-        rel = str(path.relative_to(cfg.out_dir))
-        if state["shards_done"].get(rel) and path.is_file():
-            summary.shards_skipped += 1
-            continue
-        jobs.append(_ShardJob(cfg.out_dir, task, path,
-                              tuple((refs[k][0], refs[k][1], letters[k] if letters else None) for k in range(lo, hi)),
-                              sum(r[3] for r in refs[lo:hi])))
-    return jobs
-
-
 def _plan(cfg: GenerateConfig):
     plan = discover_inputs(cfg.input_dir, ligand=cfg.ligand, smiles=cfg.smiles, poses=cfg.poses)
     ids = sorted(plan.sources)
@@ -575,10 +474,10 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
             # 3. write the shards: counted and planned here, written by the workers, recorded as they finish
             shard_jobs = [job for task in cfg.tasks for split in sorted(set(splits.values()))
-                          for job in _plan_shards(cfg, work, state, task, split,
+                          for job in plan_shards(cfg, work, state, task, split,
                                                   [c for c in usable if splits[c] == split], summary)]
             biggest_first = sorted(shard_jobs, key=lambda j: -j.nbytes)  # the workers finish together
-            written = backend.map(_write_shard_job, biggest_first, setup=_init_worker,
+            written = backend.map(write_shard_job, biggest_first, setup=_init_worker,
                                   name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)
             done_now = set()
             for rel in tqdm(written, total=len(shard_jobs), desc="shards", unit="shard", disable=not progress):
@@ -589,7 +488,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                                if rel in done_now]  # in plan order, whatever order they finished in
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
-        write_card(cfg, summary)
+        write_card(cfg, summary, unit_images(work))  # the units are still there
         files = [p.relative_to(cfg.out_dir).as_posix() for p in _output_files(cfg.out_dir)[0]]
         state.update(complete=True, files=files,
                      summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})

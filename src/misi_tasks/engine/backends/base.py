@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["BACKEND_NAMES", "WORKER_ENV", "Backend", "BackendError"]
+__all__ = ["BACKEND_NAMES", "WORKER_ENV", "Backend", "BackendError", "shared_elements"]
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -17,6 +17,21 @@ BACKEND_NAMES: tuple[str, ...] = ("local", "ray")
 
 #: One BLAS / OpenMP / numba thread per worker: the backend already spreads jobs over the cores.
 WORKER_ENV: dict[str, str] = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
+
+def shared_elements(jobs: Sequence[Any]) -> dict[int, Any]:
+    """id -> element, for tuple elements that occur (by identity) in more than one job, scalars aside."""
+    seen: set[int] = set()
+    shared: dict[int, Any] = {}
+    for job in jobs:
+        if isinstance(job, tuple):
+            for x in job:
+                if isinstance(x, (str, bytes, int, float, bool, type(None))):
+                    continue
+                if id(x) in seen:
+                    shared[id(x)] = x
+                seen.add(id(x))
+    return shared
 
 
 class BackendError(RuntimeError):
@@ -65,8 +80,9 @@ class Backend(ABC):
             A module-level function (workers import it by name); it must be safe to run twice on
             the same job, since a job whose worker died is run again.
         jobs : sequence
-            The jobs; a job that is a tuple may share elements (by identity) with other jobs, which
-            a distributed backend then ships once.
+            The jobs; a job that is a tuple may share elements (by identity) with other jobs (the
+            run's configuration, the table of every complex's input), which a backend ships once,
+            not with every job (see :func:`shared_elements`).
         setup : callable, optional
             Run once in each worker process before its first job (e.g. warming numba kernels).
         name_of : callable

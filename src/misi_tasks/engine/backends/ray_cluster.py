@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from misi_tasks.engine.backends.base import WORKER_ENV, Backend, BackendError, J, R
+from misi_tasks.engine.backends.base import WORKER_ENV, Backend, BackendError, J, R, shared_elements
 
 __all__ = ["RayBackend"]
 
@@ -46,21 +46,6 @@ def _run_job(fn: Callable, setup: Callable | None, shared_paths: tuple[str, ...]
             setup()
             _READY.add(key)
     return fn(tuple(parts) if is_tuple else parts[0])
-
-
-def _shared_elements(jobs: Sequence[Any]) -> dict[int, Any]:
-    """id -> element, for tuple elements that occur (by identity) in more than one job, scalars aside."""
-    seen: set[int] = set()
-    shared: dict[int, Any] = {}
-    for job in jobs:
-        if isinstance(job, tuple):
-            for x in job:
-                if isinstance(x, (str, bytes, int, float, bool, type(None))):
-                    continue
-                if id(x) in seen:
-                    shared[id(x)] = x
-                seen.add(id(x))
-    return shared
 
 
 class RayBackend(Backend):
@@ -126,7 +111,7 @@ class RayBackend(Backend):
                 num_cpus=1, max_retries=self.max_retries, retry_exceptions=False,
                 runtime_env={"env_vars": dict(WORKER_ENV)},
             )
-            refs = {i: ray.put(x) for i, x in _shared_elements(jobs).items()}
+            refs = {i: ray.put(x) for i, x in shared_elements(jobs).items()}
             paths = tuple(str(p) for p in shared_paths)
             cpus = int(ray.cluster_resources().get("CPU", 1))
             window = max(_MIN_WINDOW, _TASKS_PER_CPU * cpus)
