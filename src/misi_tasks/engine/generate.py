@@ -17,6 +17,7 @@ refused with :class:`OutputFolderError`; a lock stops two runs writing one folde
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -245,6 +246,17 @@ def _init_worker() -> None:
     per worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _warm_up_once(block=False)
+    _quiet_gc()
+
+
+def _quiet_gc() -> None:
+    """Take the worker's start-up objects (modules, numba, RDKit, pyarrow) out of the garbage
+    collector's sight and let it run less often: a worker makes many short-lived containers per
+    image, and the collector's passes over the imported heap cost about 3 % of a worker's CPU
+    (perf: gc_collect_main and its visitors 6.7 % -> 3.7 % of samples).  Nothing a worker makes
+    depends on when the collector runs."""
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 def _one_line(exc: BaseException, where: Path | str) -> str:
