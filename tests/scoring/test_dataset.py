@@ -273,7 +273,7 @@ def test_datasets_loads_pil_images(small_dataset: Path, tmp_path: Path) -> None:
 def test_images_are_paged_so_a_shard_is_written_in_little_memory(tmp_path: Path, rows_factory) -> None:
     """Parquet pages hold a few images, not a row group's whole images column: pyarrow's peak
     memory while writing 64 rows of 400 kB images stays a small fraction of the 25 MB column
-    (one page per column chunk took ~76 MB), and a reader of one image decompresses one page."""
+    (one page per column chunk took ~76 MB); the images read back unchanged."""
     import pickle
     import random
     import subprocess

@@ -14,8 +14,8 @@ embeds them in the card:
 
 The numbers come from the written shards (the truth on disk, also after a resumed run) and, for the
 atom counts, from the input complexes. ``misi-gen`` hands over the example images from its work
-units (the same bytes): a shard's row group has one compressed page of images, and reading one
-image from the shards decompresses all of it (~130 MB a task at 1024 px). Without matplotlib (extra ``misi[viz]``) no figure is
+units (the same bytes): reading one image from the shards decompresses its row group's whole
+images column (~130 MB a task at 1024 px). Without matplotlib (extra ``misi[viz]``) no figure is
 written and the card says how to get them. Figures are byte-identical for identical inputs.
 """
 

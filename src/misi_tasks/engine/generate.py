@@ -487,7 +487,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             # 3. write the shards: counted and planned here, written by the workers, recorded as they finish
             shard_jobs = [job for task in cfg.tasks for split in sorted(set(splits.values()))
                           for job in plan_shards(cfg, work, state, task, split,
-                                                  [c for c in usable if splits[c] == split], summary)]
+                                                 [c for c in usable if splits[c] == split], summary)]
             biggest_first = sorted(shard_jobs, key=lambda j: -j.nbytes)  # the workers finish together
             written = backend.map(write_shard_job, biggest_first, setup=_init_worker,
                                   name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)

@@ -96,9 +96,9 @@ ARROW_SCHEMA: pa.Schema = pa.schema(
 _ROW_GROUP_SIZE = 64
 #: Parquet writer settings, fixed so that output bytes never depend on library defaults.  Pages
 #: hold at most 8 values past 1 MiB (``write_batch_size``): with pyarrow's default of 1,024 a row
-#: group's images column was one ~130 MB page, which a reader of one image had to decompress whole
-#: and the writer held several copies of (page buffers 370 -> 19 MB, a worker's peak RSS 1.0 ->
-#: 0.67 GB, the run's system time about halved; the file size is the same).
+#: group's images column was one ~130 MB page, which the writer held several copies of and a
+#: reader decoding it had to decompress in one piece (page buffers 370 -> 19 MB, a worker's peak
+#: RSS 1.0 -> 0.67 GB, the run's system time about halved; the file size is the same).
 _WRITE_OPTIONS: dict[str, Any] = dict(compression="zstd", use_dictionary=False, write_statistics=False,
                                       data_page_size=1 << 20, write_batch_size=8)
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
