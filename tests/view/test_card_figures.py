@@ -125,6 +125,32 @@ def test_an_input_that_is_not_a_folder_costs_only_the_atom_figure(sample_dataset
     assert [p for _, p in figs] == ["figures/items_per_task.png", "figures/answers.png", "figures/examples.png"]
 
 
+def test_the_counts_a_run_hands_over_draw_the_figure_the_input_folder_gives(sample_dataset, tmp_path):
+    """misi-gen passes the heavy-atom counts its workers took while loading: the same figure, byte
+    for byte, as counting the input folder again."""
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    (ds / "data").symlink_to(sample_dataset / "data")
+    card_figures.write_card_figures(ds, sample_root())  # no counts given: loads the complexes
+    assert (ds / "figures" / "heavy_atoms.png").read_bytes() == (sample_dataset / "figures" / "heavy_atoms.png").read_bytes()
+
+
+def test_handed_over_counts_draw_the_atom_figure_for_any_input(monkeypatch, sample_dataset, tmp_path):
+    monkeypatch.setattr(card_figures, "heavy_atom_counts", lambda *a: pytest.fail("counts were handed over"))
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    (ds / "data").symlink_to(sample_dataset / "data")
+    ids = sorted({it["complex_id"] for it in card_figures._read_rows(sample_dataset)})
+    atoms = {cid: (100 + k, 10 + k) for k, cid in enumerate(ids)}
+    atoms["not-in-the-dataset"] = (1, 1)
+    drawn = {}
+    draw = card_figures._atoms_figure
+    monkeypatch.setattr(card_figures, "_atoms_figure", lambda counts, of_total=None: drawn.update(counts) or draw(counts))
+    figs = card_figures.write_card_figures(ds, tmp_path / "a-manifest.csv", atoms=atoms)
+    assert "figures/heavy_atoms.png" in [p for _, p in figs]
+    assert drawn == {c: atoms[c] for c in ids}  # the dataset's complexes, with the counts given
+
+
 def test_a_large_run_loads_an_evenly_spaced_subset_of_complexes(monkeypatch, sample_dataset, tmp_path):
     seen = {}
 

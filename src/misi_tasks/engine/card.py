@@ -218,9 +218,10 @@ def render_card(cfg, summary) -> str:
     ])
 
 
-def write_card(cfg, summary, image_source=None) -> None:
-    """Write ``OUT/README.md`` atomically (``image_source``: see :mod:`misi_tasks.engine.card_figures`)."""
+def write_card(cfg, summary, image_source=None, atoms=None) -> None:
+    """Write ``OUT/README.md`` atomically (``image_source``, ``atoms``: see
+    :func:`misi_tasks.engine.card_figures.write_card_figures`)."""
     from misi_tasks.engine.card_figures import card_figures_markdown  # OUT/figures/*.png (needs misi[viz])
 
-    figures = card_figures_markdown(cfg.out_dir, cfg.input_dir, image_source)
+    figures = card_figures_markdown(cfg.out_dir, cfg.input_dir, image_source, atoms)
     atomic_write_bytes(cfg.out_dir / "README.md", (render_card(cfg, summary) + "\n" + figures).encode())

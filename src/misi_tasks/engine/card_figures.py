@@ -15,7 +15,9 @@ embeds them in the card:
 The numbers come from the written shards (the truth on disk, also after a resumed run) and, for the
 atom counts, from the input complexes. ``misi-gen`` hands over the example images from its work
 units (the same bytes): reading one image from the shards decompresses its row group's whole
-images column (~130 MB a task at 1024 px). Without matplotlib (extra ``misi[viz]``) no figure is
+images column (~130 MB a task at 1024 px). It also hands over the atom counts its workers took
+while loading every complex (any input kind, not only PDBbind folders), which saves the card
+loading up to 300 complexes again after the run. Without matplotlib (extra ``misi[viz]``) no figure is
 written and the card says how to get them. Figures are byte-identical for identical inputs.
 """
 
@@ -37,7 +39,7 @@ from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES
 from misi_tasks.eval.parse import parse_answer
 from misi_tasks.spec.answers import BondList, Choice, Docking, Move, Roll
 
-__all__ = ["FIGURES_DIR", "card_figures_markdown", "write_card_figures"]
+__all__ = ["FIGURES_DIR", "card_figures_markdown", "heavy_atom_counts", "heavy_atoms", "write_card_figures"]
 
 #: Folder of the figures, relative to the dataset folder.
 FIGURES_DIR = "figures"
@@ -190,12 +192,16 @@ def heavy_atom_counts(input_dir: Path, complex_ids: Sequence[str]) -> dict[str, 
     out: dict[str, tuple[int, int]] = {}
     for d in dirs:
         try:
-            c = load_complex(d)
+            out[d.name] = heavy_atoms(load_complex(d))
         except MisiInputError:
             continue
-        heavy = ~c.is_hydrogen
-        out[d.name] = (int((heavy & ~c.is_ligand).sum()), int((heavy & c.is_ligand).sum()))
     return out
+
+
+def heavy_atoms(complex_: Any) -> tuple[int, int]:
+    """``(pocket heavy atoms, ligand heavy atoms)`` of a :class:`misi_geom.Complex`."""
+    heavy = ~complex_.is_hydrogen
+    return int((heavy & ~complex_.is_ligand).sum()), int((heavy & complex_.is_ligand).sum())
 
 
 def _atoms_figure(counts: Mapping[str, tuple[int, int]], of_total: int | None = None):
@@ -276,11 +282,13 @@ def _examples_figure(dataset: Path, items: Sequence[Mapping[str, Any]],
     return fig
 
 
-def write_card_figures(dataset: str | Path, input_dir: str | Path,
-                       image_source: ImageSource | None = None) -> list[tuple[str, str]]:
+def write_card_figures(dataset: str | Path, input_dir: str | Path, image_source: ImageSource | None = None,
+                       atoms: Mapping[str, tuple[int, int]] | None = None) -> list[tuple[str, str]]:
     """Write the card's figures into ``dataset/figures/``; return ``[(caption, relative path), ...]``.
 
     ``image_source`` gives the example images without reading them from the shards (see the module docs).
+    ``atoms`` gives the heavy-atom counts (:func:`heavy_atoms`) of the complexes as a run loaded
+    them, by complex id; without it they are read from ``input_dir`` (:func:`heavy_atom_counts`).
 
     Raises
     ------
@@ -298,19 +306,21 @@ def write_card_figures(dataset: str | Path, input_dir: str | Path,
     ]
     complexes = sorted({it["complex_id"] for it in items})
     step = -(-len(complexes) // MAX_ATOM_COMPLEXES)
-    atoms = heavy_atom_counts(Path(input_dir), complexes[::step])
-    if atoms:
+    shown = complexes[::step]
+    counts = (heavy_atom_counts(Path(input_dir), shown) if atoms is None
+              else {c: atoms[c] for c in shown if c in atoms})
+    if counts:
         made.append(("Heavy atoms per complex", "heavy_atoms.png",
-                     _atoms_figure(atoms, len(complexes) if step > 1 else None)))
+                     _atoms_figure(counts, len(complexes) if step > 1 else None)))
     made.append(("One example per task", "examples.png", _examples_figure(dataset, items, image_source)))
     for _, name, fig in made:
         save_figure(fig, folder / name)
     return [(caption, f"{FIGURES_DIR}/{name}") for caption, name, _ in made]
 
 
-def card_figures_markdown(dataset: str | Path, input_dir: str | Path,
-                          image_source: ImageSource | None = None) -> str:
-    """Write the figures and return the card's ``## Figures`` section.
+def card_figures_markdown(dataset: str | Path, input_dir: str | Path, image_source: ImageSource | None = None,
+                          atoms: Mapping[str, tuple[int, int]] | None = None) -> str:
+    """Write the figures and return the card's ``## Figures`` section (arguments: :func:`write_card_figures`).
 
     Without matplotlib the section says how to get the figures; a figure that fails is reported on
     stderr and in the card rather than costing the run its card.
@@ -318,7 +328,7 @@ def card_figures_markdown(dataset: str | Path, input_dir: str | Path,
     if not have_matplotlib():
         return f"## Figures\n\nNo figures: {VIZ_MISSING}.\n"
     try:
-        figs = write_card_figures(dataset, input_dir, image_source)
+        figs = write_card_figures(dataset, input_dir, image_source, atoms)
     except Exception as exc:  # noqa: BLE001 - the card must still be written
         msg = f"figures not drawn ({type(exc).__name__}: {exc})"
         print(f"misi-gen: warning: {msg}", file=sys.stderr)

@@ -274,16 +274,19 @@ def _where(source: Any) -> Path | str:
     return getattr(source, "path", None) or getattr(source, "id", source)
 
 
-def _check_complex(args: tuple) -> tuple[str, str | None]:
-    """Load one complex (in a worker): (id, None) or (id, one-line reason it cannot be used)."""
+def _check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
+    """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
+    or (id, one-line reason it cannot be used, None)."""
+    from misi_tasks.engine.card_figures import heavy_atoms
+
     cid, source, settings = args
     try:
-        _scene_loader({cid: source}, settings)(cid)
+        scene = _scene_loader({cid: source}, settings)(cid)
     except OSError:
         raise  # a full disk or a vanished input folder stops the run (and it resumes)
     except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
-        return cid, _one_line(exc, _where(source))
-    return cid, None
+        return cid, _one_line(exc, _where(source)), None
+    return cid, None, heavy_atoms(scene.source)
 
 
 def _process_complex(args: tuple) -> dict[str, Any]:
@@ -469,12 +472,13 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             # 1. load every complex: failures are reported, and T5 partners come from the others
             checks = backend.map(_check_complex, [(c, by_id[c], cfg.settings) for c in ids], setup=_init_worker,
                                  name_of=lambda job: f"complex {job[0]}", shared_paths=shared)
-            loaded = []
-            for cid, error in tqdm(checks, total=len(ids), desc="loading", unit="cx", disable=not progress):
+            loaded, atoms = [], {}
+            for cid, error, heavy in tqdm(checks, total=len(ids), desc="loading", unit="cx", disable=not progress):
                 if error:
                     summary.failed_complexes[printable(cid)] = error
                 else:
                     loaded.append(cid)
+                    atoms[cid] = heavy
             loaded.sort()  # a backend may answer in completion order
             partners = {s: tuple(c for c in loaded if splits[c] == s) for s in set(splits.values())}
             # 2. generate the units of every complex that loaded
@@ -502,7 +506,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                                if rel in done_now]  # in plan order, whatever order they finished in
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
-        write_card(cfg, summary, unit_images(work))  # the units are still there
+        write_card(cfg, summary, unit_images(work), atoms)  # the units are still there
         files = [p.relative_to(cfg.out_dir).as_posix() for p in _output_files(cfg.out_dir)[0]]
         state.update(complete=True, files=files,
                      summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})
