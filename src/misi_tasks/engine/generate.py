@@ -39,7 +39,7 @@ from misi_render import RenderOptions, warm_up
 from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
 from misi_tasks.engine._malloc import keep_freed_memory
 from misi_tasks.engine.backends import make_backend
-from misi_tasks.engine.card import write_card
+from misi_tasks.engine.card import preload_figures, write_card
 from misi_tasks.engine.card_figures import FIGURES_DIR
 from misi_tasks.engine.provenance import load_provenance, save_provenance
 from misi_tasks.engine.shards import TINY_PER_TASK, plan_shards, unit_images, write_shard_job
@@ -495,6 +495,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                           for job in plan_shards(cfg, work, state, task, split,
                                                  [c for c in usable if splits[c] == split], summary)]
             biggest_first = sorted(shard_jobs, key=lambda j: -j.nbytes)  # the workers finish together
+            figures_ready = preload_figures()  # while the driver waits for the shards
             written = backend.map(write_shard_job, biggest_first, setup=_init_worker,
                                   name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)
             done_now = set()
@@ -506,6 +507,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                                if rel in done_now]  # in plan order, whatever order they finished in
         summary.seconds = time.perf_counter() - t0
         _write_failures(cfg, summary)
+        figures_ready.join()
         write_card(cfg, summary, unit_images(work), atoms)  # the units are still there
         files = [p.relative_to(cfg.out_dir).as_posix() for p in _output_files(cfg.out_dir)[0]]
         state.update(complete=True, files=files,
