@@ -298,3 +298,26 @@ def test_images_are_paged_so_a_shard_is_written_in_little_memory(tmp_path: Path,
     assert int(out.stdout.split()[-1]) - column < 12e6  # bytes
     back = pq.ParquetFile(tmp_path / "s.parquet").read(columns=["images"]).column("images").to_pylist()
     assert [im["bytes"] for r in back for im in r] == [im for r in rows for im in r["images"]]
+
+
+def test_per_column_compression_levels_name_every_column_of_a_shard(tmp_path: Path, rows_factory) -> None:
+    """pyarrow ignores a level given for a column path that does not exist: the levels must name
+    exactly the shard's column paths, the PNG bytes at zstd's fast level -1 (smaller than no
+    compression, larger than level 1 on repetitive bytes)."""
+    import random
+
+    from misi_tasks.spec import dataset as dataset_module
+
+    rng = random.Random(1)
+    rows = rows_factory("translation", "test", 16)
+    for row in rows:  # half random, half repeated: what zstd can take off
+        row["images"] = [b"\x89PNG\r\n\x1a\n" + rng.randbytes(20_000) * 2, b"\x89PNG\r\n\x1a\n" + rng.randbytes(100)]
+    path = tmp_path / "s.parquet"
+    write_shard(rows, path)
+    schema = pq.ParquetFile(path).schema
+    assert set(dataset_module._WRITE_OPTIONS["compression_level"]) == {schema.column(i).path for i in range(len(schema))}
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    images = next(meta.column(i) for i in range(meta.num_columns) if meta.column(i).path_in_schema == "images.list.element.bytes")
+    assert images.compression == "ZSTD"
+    raw = sum(len(im) for r in rows for im in r["images"])
+    assert images.total_compressed_size < 0.6 * raw  # the repeated halves are found at level -1
