@@ -159,34 +159,36 @@ def composite(image, keep, paint, starts, ws, hs, xs, ys):
 
 
 @nb.njit(**_JIT)
-def composite_rows(image, keep3, paint, starts, ws, hs, xs, ys):
+def composite_rows(image, keep, paint, starts, ws, hs, xs, ys):
     """:func:`composite` as straight loops over contiguous row spans: byte for byte the same result.
 
-    ``image`` must be C-contiguous; ``keep3`` is ``keep`` repeated for the three channels.  Every
-    pixel is blended, transparent ones too: there ``keep`` is 1 and ``paint`` 0, and
-    ``p * 1 + 0 + 0.5`` truncates back to ``p``, so skipping them (as :func:`composite` does)
-    changes nothing; without the branch the row loop vectorizes.  The blend is the same
-    expression on the same types as :func:`composite`.
+    ``image`` must be C-contiguous; ``keep`` is float32 (P,), one value per patch pixel, and
+    ``paint`` float32 (P, 3).  Every pixel is blended, transparent ones too: there ``keep`` is 1
+    and ``paint`` 0, and ``p * 1 + 0 + 0.5`` truncates back to ``p``, so skipping them (as
+    :func:`composite` does) changes nothing; without the branch the row loop vectorizes.  The
+    blend is the same expression on the same types as :func:`composite`.
     """
     hh, ww = image.shape[0], image.shape[1]
     flat = image.reshape(hh, ww * 3)
-    k3 = keep3.reshape(-1)
     p3 = paint.reshape(-1)
     for n in range(ws.shape[0]):
         w, h, x0, y0, s0 = ws[n], hs[n], xs[n], ys[n], starts[n]
         c_lo, c_hi = max(0, -x0), min(w, ww - x0)
         if c_hi <= c_lo:
             continue
-        span = 3 * (c_hi - c_lo)
+        cols = c_hi - c_lo
         a = 3 * (x0 + c_lo)
         for r in range(max(0, -y0), min(h, hh - y0)):
-            b = 3 * (s0 + r * w + c_lo)
-            row = flat[y0 + r, a : a + span]
-            kr = k3[b : b + span]
-            pr = p3[b : b + span]
-            for j in range(span):
-                v = row[j] * kr[j] + pr[j] + 0.5
-                row[j] = np.uint8(min(v, 255.0))
+            b = s0 + r * w + c_lo
+            row = flat[y0 + r, a : a + 3 * cols]
+            kr = keep[b : b + cols]
+            pr = p3[3 * b : 3 * (b + cols)]
+            for q in range(cols):
+                k = kr[q]
+                for ch in range(3):
+                    j = 3 * q + ch
+                    v = row[j] * k + pr[j] + 0.5
+                    row[j] = np.uint8(min(v, 255.0))
 
 
 @nb.njit(**_JIT)

@@ -109,7 +109,7 @@ def test_row_kernel_blends_like_the_reference_kernel():
         image = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
         want, got = image.copy(), image.copy()
         composite(want, keep, paint, starts, ws, hs, xs, ys)
-        composite_rows(got, np.repeat(keep[:, None], 3, axis=1), paint, starts, ws, hs, xs, ys)
+        composite_rows(got, keep, paint, starts, ws, hs, xs, ys)
         assert np.array_equal(got, want)
 
 
