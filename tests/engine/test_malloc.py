@@ -53,3 +53,26 @@ def test_threshold_covers_a_2048_px_image_buffer() -> None:
 @pytest.mark.skipif(sys.platform.startswith("linux"), reason="the off-Linux answer")
 def test_is_a_no_op_off_linux() -> None:
     assert keep_freed_memory() is False
+
+
+def _thp_enabled(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return out.split()[-1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_huge_pages_are_off_in_a_worker_and_what_it_starts() -> None:
+    status = "print(open('/proc/self/status').read().split('THP_enabled:')[1].split()[0])"
+    if "THP_enabled" not in open("/proc/self/status").read():
+        pytest.skip("this kernel does not report THP_enabled")
+    if _thp_enabled(status) != "1":
+        pytest.skip("transparent huge pages are off for this process tree already")
+    code = (
+        "import subprocess, sys\n"
+        "from misi_tasks.engine._malloc import no_transparent_huge_pages\n"
+        "assert no_transparent_huge_pages()\n"
+        f"{status}\n"
+        f"subprocess.run([sys.executable, '-c', {status!r}], check=True)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "0"]

@@ -1,4 +1,4 @@
-"""Let a worker reuse the memory it frees instead of handing it back to the kernel (glibc only).
+"""A worker's memory policy: reuse what it frees, in small pages (Linux; glibc for the first part).
 
 A worker draws one image after another with the same big buffers: 3–12 MB framebuffers and
 depth buffers, PNG output, pickled units and Arrow row groups.  glibc's defaults serve the big
@@ -11,6 +11,11 @@ image reuses them: ~35 faults per image, and the system time of making items fal
 
 Peak memory does not grow: the blocks kept are the ones the next image asks for again.  Nothing
 drawn or written depends on where memory comes from.  On other C libraries this does nothing.
+
+Transparent huge pages are turned off for the worker as well (:func:`no_transparent_huge_pages`):
+numpy and Arrow's allocator ask for them on big blocks, so a block faulted in again costs the
+kernel a zeroed 2 MB page at a time; without them the workers' system time fell by a quarter and
+their CPU by ~7 % (20 dev complexes, two pairs side by side; THP faults per run 290 -> 60).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import ctypes
 import sys
 
-__all__ = ["keep_freed_memory"]
+__all__ = ["keep_freed_memory", "no_transparent_huge_pages"]
 
 # mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -50,3 +55,22 @@ def keep_freed_memory() -> bool:
     settings = ((_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_TOP_PAD, TOP_PAD))
     took = [mallopt(param, value) == 1 for param, value in settings]  # each on its own, whatever the others did
     return all(took)
+
+
+_PR_SET_THP_DISABLE = 41  # prctl option (linux/prctl.h), Linux 3.15+
+
+
+def no_transparent_huge_pages() -> bool:
+    """Turn transparent huge pages off for this process (and processes it starts); ``True`` when done.
+
+    A no-op (``False``) off Linux or where ``prctl`` refuses.  Call it once at a worker's start.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        prctl = ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):
+        return False
+    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+    prctl.restype = ctypes.c_int
+    return prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
