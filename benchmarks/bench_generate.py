@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from misi_tasks.engine import generate as generate_module
+from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
 from misi_tasks.engine.units import work_dir_for
 from misi_tasks.spec.names import TASK_NAMES
@@ -181,6 +182,8 @@ def main() -> None:
         cfg = GenerateConfig(input_dir=args.input, out_dir=out, split="test", size=args.size,
                              workers=args.workers, limit=args.limit, backend=args.backend,
                              ray_address=args.ray_address)
+        if args.workers == 1 and args.backend == "local":  # in-process, as misi-gen --workers 1 runs it
+            image_maker_memory()
         t0 = time.perf_counter()
         cpu0 = _cpu_seconds()
         summary = generate_dataset(cfg, progress=False)

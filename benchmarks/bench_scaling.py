@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import misi_tasks.engine.generate as generate
+from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_geom.samples import sample_root
 
@@ -137,6 +138,8 @@ def run_once(backend: str, cpus: int, input_dir: Path, size: int, limit: int | N
     try:
         cfg = GenerateConfig(input_dir=input_dir, out_dir=out, split="test", size=size, workers=cpus,
                              limit=limit, backend=backend)
+        if backend == "local" and cpus == 1:  # in-process, as misi-gen --workers 1 runs it
+            image_maker_memory()
         c0, t0 = tree_cpu_seconds(), time.perf_counter()
         summary = generate_dataset(cfg, progress=False)
         run.wall = time.perf_counter() - t0

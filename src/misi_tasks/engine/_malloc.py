@@ -23,7 +23,7 @@ from __future__ import annotations
 import ctypes
 import sys
 
-__all__ = ["keep_freed_memory", "no_transparent_huge_pages"]
+__all__ = ["image_maker_memory", "keep_freed_memory", "no_transparent_huge_pages"]
 
 # mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -74,3 +74,10 @@ def no_transparent_huge_pages() -> bool:
     prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
     prctl.restype = ctypes.c_int
     return prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
+
+
+def image_maker_memory() -> None:
+    """Both settings, for a process that makes images: set once at its start (misi-gen's workers;
+    misi-gen itself when it makes the images in-process, with one local worker)."""
+    keep_freed_memory()
+    no_transparent_huge_pages()

@@ -141,6 +141,7 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from misi_tasks.engine._malloc import image_maker_memory
     from misi_tasks.engine.generate import TINY_PER_TASK, GenerateConfig, generate_dataset
     from misi_geom.samples import sample_root
 
@@ -202,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         ray_address=args.ray_address,
         overwrite=args.overwrite,
     )
+    if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
+        image_maker_memory()
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
     except KeyboardInterrupt:

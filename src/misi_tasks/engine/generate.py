@@ -37,7 +37,7 @@ from misi_geom import MisiInputError
 from misi_geom.errors import printable
 from misi_render import RenderOptions, warm_up
 from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
-from misi_tasks.engine._malloc import keep_freed_memory, no_transparent_huge_pages
+from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import preload_figures, write_card
 from misi_tasks.engine.card_figures import FIGURES_DIR
@@ -248,8 +248,7 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _warm_up_once(block=False)
     _quiet_gc()
-    keep_freed_memory()  # reuse the per-image buffers rather than fault them in again (engine/_malloc.py)
-    no_transparent_huge_pages()  # and fault what is new in 4 kB pages, not zeroed 2 MB ones
+    image_maker_memory()  # reuse the per-image buffers, in 4 kB pages (engine/_malloc.py)
 
 
 def _quiet_gc() -> None:
