@@ -130,3 +130,44 @@ def _count_setup():
 
 def _setups_seen(_job):
     return os.getpid(), _SETUPS[0]
+
+
+def _fake_init(failures: list[str], calls: list[str]):
+    """A ray.init that raises ConnectionError(text) for each of ``failures``, then succeeds."""
+    def init(address=None, **kwargs):
+        calls.append(address)
+        if failures:
+            raise ConnectionError(failures.pop(0))
+    return init
+
+
+def test_a_ray_client_whose_server_fails_to_start_is_tried_again(monkeypatch):
+    """Ray Client's proxy sometimes loses the per-client server it forks (Ray's gRPC fork check):
+    the connection is tried again rather than failing the run."""
+    from misi_tasks.engine.backends import ray_cluster
+
+    calls: list[str] = []
+    failure = "Initialization failure from server:\npsutil.ZombieProcess: PID still exists but it's a zombie"
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", _fake_init([failure, failure], calls))
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    monkeypatch.setattr(ray_cluster.time, "sleep", lambda s: None)
+    assert RayBackend(address="ray://127.0.0.1:1")._connect() == (ray, True)
+    assert calls == ["ray://127.0.0.1:1"] * 3
+    calls.clear()
+    monkeypatch.setattr(ray, "init", _fake_init([failure] * 3, calls))
+    with pytest.raises(BackendError, match="cannot connect to Ray at ray://127.0.0.1:1: Initialization failure"):
+        RayBackend(address="ray://127.0.0.1:1")._connect()
+    assert len(calls) == 3  # then it gives up, with Ray's message
+
+
+def test_other_connection_failures_are_not_retried(monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", _fake_init(["Initialization failure from server: x"], calls))
+    with pytest.raises(BackendError, match="cannot connect"):
+        RayBackend(address="127.0.0.1:6379")._connect()  # not a Ray Client address
+    monkeypatch.setattr(ray, "init", _fake_init(["Failed to connect to GCS"], calls))
+    with pytest.raises(BackendError, match="Failed to connect to GCS"):
+        RayBackend(address="ray://127.0.0.1:1")._connect()
+    assert len(calls) == 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ __all__ = ["RayBackend"]
 _TASKS_PER_CPU = 4
 _MIN_WINDOW = 64
 
+#: Ray Client's proxy forks a server per client; the child sometimes dies at once (a gRPC fork
+#: check, seen about once in ten test-suite runs on a loaded 2-core machine) and ``ray.init``
+#: fails with this text.  The connection is then tried again, up to this many times in all.
+_CLIENT_START_FAILURE = "Initialization failure from server"
+_CLIENT_ATTEMPTS = 3
 _READY: set[str] = set()  # setup functions already run in this worker process
 
 
@@ -86,11 +92,19 @@ class RayBackend(Backend):
             # "local": a new instance even if `ray start` runs here (that one is --ray-address auto)
             address = "local"
             kwargs.update(num_cpus=self.num_cpus, include_dashboard=False)
-        try:
-            ray.init(address=address, **kwargs)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise BackendError(f"cannot connect to Ray at {self.address or 'a new local instance'}: {exc}") from exc
-        return ray, True
+        for attempt in range(1, _CLIENT_ATTEMPTS + 1):
+            try:
+                ray.init(address=address, **kwargs)
+                return ray, True
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                client = str(address or os.environ.get("RAY_ADDRESS", "")).startswith("ray://")
+                retry = (client and _CLIENT_START_FAILURE in str(exc)
+                         and attempt < _CLIENT_ATTEMPTS)
+                if not retry:
+                    raise BackendError(f"cannot connect to Ray at {self.address or 'a new local instance'}: {exc}") from exc
+                ray.shutdown()  # drop the half-made client connection before trying again
+                time.sleep(attempt)
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def map(
         self,
