@@ -320,7 +320,7 @@ def _draw_view_labels(c, scene, screen, visible, size, image, *, atom_label_resi
     """Label one view into ``image`` (in place); returns ``(image, placed labels)`` (a
     :class:`misi_render.view_labels.DrawnLabels`, or ``()``).
 
-    :func:`misi_render.view_labels.draw_view_labels` gives the labels, placement and pixels of the
+    :func:`misi_render.view_labels.label_view` gives the labels, placement and pixels of the
     reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
     """
     k = screen.px_per_A

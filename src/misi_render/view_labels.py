@@ -1,6 +1,6 @@
 """Labels of one view, the fast path :func:`misi_render.render_views` takes.
 
-:func:`draw_view_labels` gives the same labels, placement, dropping and pixels as the reference
+:func:`label_view` gives the same labels, placement, dropping and pixels as the reference
 chain of :mod:`misi_render.labels` (:func:`~misi_render.labels.label_requests` ->
 :func:`~misi_render.labels.place_labels` -> :func:`~misi_render.labels.drop_labels_over` ->
 :func:`~misi_render.labels.draw_labels` -> :func:`~misi_render.labels.placed_labels`, which
@@ -26,7 +26,7 @@ from misi_render.labels import (
 )  # fmt: skip
 from misi_render.screen import ScreenCoords
 
-__all__ = ["draw_view_labels", "label_view", "DrawnLabels"]
+__all__ = ["label_view", "DrawnLabels"]
 
 
 class _Atlas:
@@ -159,38 +159,6 @@ def _label_cache(c: Complex, chain: bool, size: int) -> _LabelCache:
         return cache
 
 
-def draw_view_labels(
-    c: Complex,
-    screen: ScreenCoords,
-    visible: np.ndarray,
-    drawn: np.ndarray,
-    radius_px: np.ndarray,
-    size: int,
-    image: np.ndarray,
-    *,
-    residue_labels: bool = True,
-    ligand_labels: bool = True,
-    atom_label_residue: int | None = None,
-    residue_chain: bool = False,
-    key_atoms: np.ndarray | None = None,
-) -> tuple[PlacedLabel, ...]:
-    """Label one view: choose, place, drop and draw its labels into ``image`` (in place).
-
-    Exactly what :func:`label_requests`, :func:`place_labels` (obstacles: key atoms and visible
-    ligand / chosen-residue atoms), :func:`drop_labels_over` (discs of the key atoms),
-    :func:`draw_labels` and :func:`placed_labels` give together, without per-label objects.
-    ``drawn`` marks the atoms the rasterizer could draw (heavy, finite, in front of the camera).
-
-    Returns
-    -------
-    tuple of PlacedLabel
-        The drawn labels, in drawing order.
-    """
-    return tuple(label_view(c, screen, visible, drawn, radius_px, size, image, residue_labels=residue_labels,
-                            ligand_labels=ligand_labels, atom_label_residue=atom_label_residue,
-                            residue_chain=residue_chain, key_atoms=key_atoms))  # fmt: skip
-
-
 class DrawnLabels:
     """The labels one view drew, kept as arrays; iterating gives their :class:`PlacedLabel`.
 
@@ -230,7 +198,18 @@ def label_view(
     residue_chain: bool = False,
     key_atoms: np.ndarray | None = None,
 ) -> DrawnLabels | tuple[()]:
-    """:func:`draw_view_labels` returning its labels as :class:`DrawnLabels` (``()`` when none)."""
+    """Label one view: choose, place, drop and draw its labels into ``image`` (in place).
+
+    Exactly what :func:`label_requests`, :func:`place_labels` (obstacles: key atoms and visible
+    ligand / chosen-residue atoms), :func:`drop_labels_over` (discs of the key atoms),
+    :func:`draw_labels` and :func:`placed_labels` give together, without per-label objects.
+    ``drawn`` marks the atoms the rasterizer could draw (heavy, finite, in front of the camera).
+
+    Returns
+    -------
+    DrawnLabels or ()
+        The drawn labels, in drawing order (``tuple(...)`` of it gives their :class:`PlacedLabel`).
+    """
     n = len(c)
     cache = _label_cache(c, bool(residue_chain), int(size))
     key = np.zeros(n, dtype=bool) if key_atoms is None else np.asarray(key_atoms, dtype=bool)

@@ -1,4 +1,4 @@
-"""The labelling fast path (``view_labels.draw_view_labels``, used by ``render_views``) draws exactly what
+"""The labelling fast path (``view_labels.label_view``, used by ``render_views``) draws exactly what
 the reference chain of public functions draws: same labels, boxes and image bytes.
 
 The reference is the code ``render_views`` ran before the fast path (label_requests -> place_labels
@@ -139,7 +139,7 @@ def test_residue_anchors_kernel_matches_numpy(data):
 
 
 def test_rendered_view_builds_its_labels_on_read():
-    """render_views keeps a view's labels as arrays; .labels is the tuple draw_view_labels gives,
+    """render_views keeps a view's labels as arrays; .labels is the tuple of what label_view gives,
     built on first read, also after a pickle round trip (the arrays are pickled, not the tuple)."""
     import pickle
 
@@ -156,7 +156,7 @@ def test_rendered_view_builds_its_labels_on_read():
     screen = opts.project(frame, frame.to_camera_frame(c.coord, "left"))
     image, visible = _render.draw_scene(scene, screen, frame, opts)
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    want = _view_labels.draw_view_labels(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c))
+    want = tuple(_view_labels.label_view(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c)))
     assert isinstance(view.labels, tuple) and len(view.labels) > 0
     assert all(isinstance(p, PlacedLabel) for p in view.labels)
     assert view.labels == want == again.labels

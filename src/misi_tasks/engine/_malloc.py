@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from typing import Any
 
 __all__ = ["image_maker_memory", "keep_freed_memory", "no_transparent_huge_pages"]
 
@@ -38,20 +39,27 @@ TRIM_THRESHOLD = 256 << 20
 TOP_PAD = 16 << 20
 
 
+def _linux_libc(name: str, *argtypes: Any) -> Any:
+    """The C library function ``name`` of this process (``int`` result), or ``None`` off Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = getattr(ctypes.CDLL(None), name)  # the C library this process already uses
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes, fn.restype = argtypes, ctypes.c_int
+    return fn
+
+
 def keep_freed_memory() -> bool:
     """Tune this process's ``malloc`` to keep freed big blocks for reuse; ``True`` when it took effect.
 
     Call it once at the start of a worker process.  It is a no-op (``False``) off Linux or on a C
     library without glibc's ``mallopt`` (e.g. musl, whose ``mallopt`` does nothing and says so).
     """
-    if not sys.platform.startswith("linux"):
+    mallopt = _linux_libc("mallopt", ctypes.c_int, ctypes.c_int)
+    if mallopt is None:
         return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # the C library this process already uses
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
     settings = ((_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_TOP_PAD, TOP_PAD))
     took = [mallopt(param, value) == 1 for param, value in settings]  # each on its own, whatever the others did
     return all(took)
@@ -65,15 +73,8 @@ def no_transparent_huge_pages() -> bool:
 
     A no-op (``False``) off Linux or where ``prctl`` refuses.  Call it once at a worker's start.
     """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        prctl = ctypes.CDLL(None).prctl
-    except (OSError, AttributeError):
-        return False
-    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
-    prctl.restype = ctypes.c_int
-    return prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
+    prctl = _linux_libc("prctl", ctypes.c_int, *[ctypes.c_ulong] * 4)
+    return prctl is not None and prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
 
 
 def image_maker_memory() -> None:

@@ -40,7 +40,7 @@ from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
 from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import preload_figures, write_card
-from misi_tasks.engine.card_figures import FIGURES_DIR
+from misi_tasks.engine.card_figures import FIGURES_DIR, heavy_atoms
 from misi_tasks.engine.provenance import load_provenance, save_provenance
 from misi_tasks.engine.shards import TINY_PER_TASK, plan_shards, unit_images, write_shard_job
 from misi_tasks.engine.units import WorkDir
@@ -277,8 +277,6 @@ def _where(source: Any) -> Path | str:
 def _check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
     """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
     or (id, one-line reason it cannot be used, None)."""
-    from misi_tasks.engine.card_figures import heavy_atoms
-
     cid, source, settings = args
     try:
         scene = _scene_loader({cid: source}, settings)(cid)

@@ -104,9 +104,18 @@ _ROW_GROUP_SIZE = 64
 #: took 6.5 % (write_shard 0.82 -> 0.46 ms per image, 0.41 without compression).  Text columns
 #: keep level 1.
 _IMAGE_BYTES_COLUMN = "images.list.element.bytes"
-_PARQUET_COLUMNS = ("id", "task", "task_code", "split", "complex_id", "question", _IMAGE_BYTES_COLUMN,
-                    "images.list.element.path", "image_roles.list.element", "options.list.element", "answer",
-                    "metadata")
+
+
+def _parquet_paths(name: str, typ: pa.DataType) -> list[str]:
+    """The Parquet column paths of an Arrow field (lists written the compliant way, ``.list.element``)."""
+    if pa.types.is_list(typ):
+        return _parquet_paths(f"{name}.list.element", typ.value_type)
+    if pa.types.is_struct(typ):
+        return [p for f in typ for p in _parquet_paths(f"{name}.{f.name}", f.type)]
+    return [name]
+
+
+_PARQUET_COLUMNS = tuple(p for f in ARROW_SCHEMA for p in _parquet_paths(f.name, f.type))
 _WRITE_OPTIONS: dict[str, Any] = dict(compression="zstd", use_dictionary=False, write_statistics=False,
                                       data_page_size=1 << 20, write_batch_size=8,
                                       compression_level={c: -1 if c == _IMAGE_BYTES_COLUMN else 1

@@ -92,19 +92,18 @@ class RayBackend(Backend):
             # "local": a new instance even if `ray start` runs here (that one is --ray-address auto)
             address = "local"
             kwargs.update(num_cpus=self.num_cpus, include_dashboard=False)
-        for attempt in range(1, _CLIENT_ATTEMPTS + 1):
+        client = str(address or os.environ.get("RAY_ADDRESS", "")).startswith("ray://")
+        attempt = 1
+        while True:
             try:
                 ray.init(address=address, **kwargs)
                 return ray, True
             except (ConnectionError, ValueError, RuntimeError) as exc:
-                client = str(address or os.environ.get("RAY_ADDRESS", "")).startswith("ray://")
-                retry = (client and _CLIENT_START_FAILURE in str(exc)
-                         and attempt < _CLIENT_ATTEMPTS)
-                if not retry:
+                if not (client and _CLIENT_START_FAILURE in str(exc) and attempt < _CLIENT_ATTEMPTS):
                     raise BackendError(f"cannot connect to Ray at {self.address or 'a new local instance'}: {exc}") from exc
-                ray.shutdown()  # drop the half-made client connection before trying again
-                time.sleep(attempt)
-        raise AssertionError("unreachable")  # the loop returns or raises
+            ray.shutdown()  # drop the half-made client connection before trying again
+            time.sleep(attempt)
+            attempt += 1
 
     def map(
         self,
