@@ -2,7 +2,7 @@
 
 Examples::
 
-    misi-export OUT --to vlmevalkit --out ~/LMUData            # then: python run.py --data MiSI_T1_test ...
+    misi-export OUT --to vlmevalkit --out ~/LMUData            # then: python run.py --data MiSI_T1_train ...
     misi-export OUT --to lmms-eval --out misi_lmms_tasks        # then: lmms-eval --include_path misi_lmms_tasks --tasks misi
     misi-export OUT --to llamafactory --out LLaMA-Factory/data  # the train split; dataset name misi_train
     misi-export OUT --to jsonl --out misi_jsonl --split all
