@@ -1,0 +1,81 @@
+"""A copy of misi's prompt builder and scorer that runs without misi: the lmms-eval export's own scoring.
+
+:func:`vendored_sources` collects the modules :mod:`misi_tasks.export.lmms_eval_utils` needs (its
+imports, followed through every misi module they import, at module level or inside functions) and
+returns their source with ``misi_tasks`` renamed to :data:`PACKAGE` in the import lines, plus empty
+package ``__init__`` files. The copy is the same code, so it scores every reply as ``misi-eval``
+does; it needs only the standard library and Pillow (an lmms-eval dependency).
+
+Examples
+--------
+>>> files = vendored_sources("0.0")
+>>> "misi_lmms_scorer/eval/score.py" in files and "misi_lmms_scorer/__init__.py" in files
+True
+>>> any("misi_tasks" in line for text in files.values() for line in text.splitlines()
+...     if line.lstrip().startswith(("from ", "import ")))
+False
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+__all__ = ["PACKAGE", "ROOT_MODULE", "vendored_sources"]
+
+#: Name of the copied package inside the export folder.
+PACKAGE = "misi_lmms_scorer"
+#: The module whose functions the exported ``utils.py`` calls.
+ROOT_MODULE = "misi_tasks.export.lmms_eval_utils"
+
+_SRC = Path(__file__).resolve().parents[2]   # the folder holding misi_tasks/
+_IMPORT_LINE = re.compile(r"^(\s*(?:from|import)\s+)misi_tasks\b", re.MULTILINE)
+
+
+def _module_file(name: str) -> Path | None:
+    path = _SRC.joinpath(*name.split("."))
+    if (path / "__init__.py").is_file():
+        return path / "__init__.py"
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
+
+
+def _misi_imports(path: Path) -> set[str]:
+    """The misi_tasks modules ``path`` imports (``from pkg import module`` counts the module)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "misi_tasks":
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names if _module_file(f"{node.module}.{a.name}"))
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "misi_tasks")
+    return found
+
+
+def _closure(root: str) -> list[str]:
+    """Every non-package module ``root`` needs, itself included."""
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        path = _module_file(name)
+        if name in seen or path is None:
+            continue
+        seen.add(name)
+        if path.name != "__init__.py":  # packages are copied empty: their re-exports are not needed
+            todo.extend(_misi_imports(path))
+    return sorted(m for m in seen if _module_file(m).name != "__init__.py")
+
+
+def vendored_sources(version: str) -> dict[str, str]:
+    """``{relative path: source}`` of the copied package (modules and empty ``__init__.py`` files)."""
+    out: dict[str, str] = {}
+    note = f"# Copied from misi {version} by misi-export (misi_tasks renamed {PACKAGE}); do not edit.\n"
+    for name in _closure(ROOT_MODULE):
+        parts = name.split(".")
+        for k in range(1, len(parts)):
+            init = "/".join([PACKAGE, *parts[1:k], "__init__.py"])
+            out.setdefault(init, f'"""Part of misi\'s scorer, copied by misi-export (misi {version})."""\n')
+        text = _module_file(name).read_text(encoding="utf-8")
+        out["/".join([PACKAGE, *parts[1:]]) + ".py"] = note + _IMPORT_LINE.sub(rf"\g<1>{PACKAGE}", text)
+    return out
