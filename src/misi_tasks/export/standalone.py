@@ -11,9 +11,10 @@ Examples
 >>> files = vendored_sources("0.0")
 >>> "misi_lmms_scorer/eval/score.py" in files and "misi_lmms_scorer/__init__.py" in files
 True
->>> any("misi_tasks" in line for text in files.values() for line in text.splitlines()
-...     if line.lstrip().startswith(("from ", "import ")))
-False
+>>> import ast
+>>> sorted({n.module.split(".")[0] for text in files.values() for n in ast.walk(ast.parse(text))
+...         if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("misi")})
+['misi_lmms_scorer']
 """
 
 from __future__ import annotations
