@@ -115,10 +115,10 @@ def render_leaderboard(names: Sequence[str], reports: Sequence[Report], cis: Seq
         value = {AVERAGE: report.paper_average, MEAN: report.all_mean,
                  **{c: st.score_pct for c, st in report.columns.items()}}
         cells.append([_cell(value.get(k), ci.get(k)) for k in keys])
-    heads = [n[:22] for n in names]
+    heads = [n[:26] for n in names]
     if reference:
         for model, vals in REFERENCE_RESULTS.items():
-            heads.append(model[:22])
+            heads.append(model[:26])
             cells.append([f"{vals['avg']:.1f}" if k == AVERAGE else f"{vals[k]:.1f}" if k in vals else "-"
                           for k in keys])
     widths = [max(len(h), *(len(c) for c in col)) + 2 for h, col in zip(heads, cells)]
