@@ -11,7 +11,7 @@ from misi_geom.samples import SAMPLE_IDS
 from misi_tasks.engine.units import work_dir_for
 from misi_tasks.export.cli import build_parser
 from misi_tasks.export.vlmevalkit import dataset_name
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.tasks.seeding import split_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,7 +20,7 @@ import random
 from pathlib import Path
 
 from misi_tasks.eval.baselines import baseline_predictions
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 
 
 def main() -> None:

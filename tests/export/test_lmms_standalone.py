@@ -20,7 +20,7 @@ from misi_tasks.eval.baselines import baseline_predictions
 from misi_tasks.eval.score import score_item
 from misi_tasks.export.cli import main as export_main
 from misi_tasks.export.prompt import prompt_text
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 
 pytest.importorskip("datasets")
 pytest.importorskip("yaml")

@@ -17,8 +17,8 @@ import pytest
 
 from misi_tasks.eval.cli import main as eval_main
 from misi_tasks.eval.score import score_item
-from misi_tasks.spec.dataset import read_items
-from misi_tasks.spec.names import TASK_CODES
+from misi_tasks.dataset import read_items
+from misi_tasks.definitions.registry import TASK_CODES
 
 
 def _items(dataset: Path) -> list[dict]:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.view import build_site
 
 
@@ -161,7 +161,7 @@ def test_the_eval_html_report_loads_with_its_chart(browser, sample_dataset, rand
 @pytest.fixture(scope="module")
 def models_site(sample_dataset, random_predictions, tmp_path_factory) -> tuple[Path, dict[str, dict]]:
     """A site with two models: the random baseline (one item unanswered) and a gold replier."""
-    from misi_tasks.spec.dataset import read_items
+    from misi_tasks.dataset import read_items
 
     items = {it["id"]: it for it in read_items(sample_dataset, images=False)}
     gold = tmp_path_factory.mktemp("gold") / "gold.jsonl"

@@ -2,8 +2,9 @@
 
 :func:`vendored_sources` collects the modules :mod:`misi_tasks.export.lmms_eval_utils` needs (its
 imports, followed through every misi module they import, at module level or inside functions) and
-returns their source with ``misi_tasks`` renamed to :data:`PACKAGE` in the import lines, plus empty
-package ``__init__`` files. The copy is the same code, so it scores every reply as ``misi-eval``
+returns their source, and that of the packages holding them, with ``misi_tasks`` renamed to
+:data:`PACKAGE` in the import lines (a package's ``__init__`` can matter: importing
+``misi_tasks.definitions`` registers the nine task specs). The copy is the same code, so it scores every reply as ``misi-eval``
 does; it needs only the standard library and Pillow (an lmms-eval dependency).
 
 Examples
@@ -54,7 +55,7 @@ def _misi_imports(path: Path) -> set[str]:
 
 
 def _closure(root: str) -> list[str]:
-    """Every non-package module ``root`` needs, itself included."""
+    """Every module ``root`` needs (itself and the packages holding each module included)."""
     seen: set[str] = set()
     todo = [root]
     while todo:
@@ -63,20 +64,19 @@ def _closure(root: str) -> list[str]:
         if name in seen or path is None:
             continue
         seen.add(name)
-        if path.name != "__init__.py":  # packages are copied empty: their re-exports are not needed
-            todo.extend(_misi_imports(path))
-    return sorted(m for m in seen if _module_file(m).name != "__init__.py")
+        todo.extend(_misi_imports(path))
+        parts = name.split(".")
+        todo.extend(".".join(parts[:k]) for k in range(1, len(parts)))   # importing a module runs its packages
+    return sorted(seen)
 
 
 def vendored_sources(version: str) -> dict[str, str]:
-    """``{relative path: source}`` of the copied package (modules and empty ``__init__.py`` files)."""
+    """``{relative path: source}`` of the copied package (modules and their packages' ``__init__.py``)."""
     out: dict[str, str] = {}
     note = f"# Copied from misi {version} by misi-export (misi_tasks renamed {PACKAGE}); do not edit.\n"
     for name in _closure(ROOT_MODULE):
-        parts = name.split(".")
-        for k in range(1, len(parts)):
-            init = "/".join([PACKAGE, *parts[1:k], "__init__.py"])
-            out.setdefault(init, f'"""Part of misi\'s scorer, copied by misi-export (misi {version})."""\n')
-        text = _module_file(name).read_text(encoding="utf-8")
-        out["/".join([PACKAGE, *parts[1:]]) + ".py"] = note + _IMPORT_LINE.sub(rf"\g<1>{PACKAGE}", text)
+        path = _module_file(name)
+        rel = Path(PACKAGE, *name.split(".")[1:])
+        rel = rel / "__init__.py" if path.name == "__init__.py" else rel.with_suffix(".py")
+        out[rel.as_posix()] = note + _IMPORT_LINE.sub(rf"\g<1>{PACKAGE}", path.read_text(encoding="utf-8"))
     return out
