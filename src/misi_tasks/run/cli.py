@@ -120,7 +120,7 @@ def _summary(stats: RunStats, already: int, args: argparse.Namespace, earlier: d
     transient = len(stats.failed) - len(stats.rejected)
     if transient or stats.aborted or stats.answered + len(stats.failed) < stats.todo:
         lines.append("misi-run: rerun the same command to ask the missing items again")
-    elif not rejected:
+    else:
         lines.append(f"misi-run: score with: misi-eval --dataset {args.dataset} --predictions {args.out}")
     return "\n".join(lines) + "\n"
 
