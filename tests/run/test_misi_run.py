@@ -152,9 +152,14 @@ def test_image_limit_rejections_fail_their_items_and_the_run_goes_on(fake_server
     assert all(f["status"] == 400 and "At most 4 image(s)" in f["error"] and f["model"] == "test-model"
                for f in failed)                                          # the server's own reason
     assert "--limit-mm-per-prompt" in err and "6 items" in err and "stopped" not in err
+    out = tmp_path / "r.json"
+    assert eval_main(["--dataset", str(harness_dataset), "--predictions", str(preds), "--out-json", str(out)]) == 0
+    assert "6 item(s) were rejected by the server" in capsys.readouterr().err   # misi-eval says why they are missing
+    assert sum(st["missing"] for st in json.loads(out.read_text())["columns"].values()) == 6
     fake_server.max_images = 13                 # the server restarted with room for 13 images
     assert _run(fake_server, harness_dataset, preds, "--retry-failed") == 0
     assert _score(harness_dataset, preds, tmp_path)["all_mean"] == 100.0
+    assert "were rejected by the server" not in capsys.readouterr().err   # all answered now: no note
 
 
 def test_context_limit_on_every_item_asks_each_once_and_names_the_fixes(fake_server, harness_dataset: Path,

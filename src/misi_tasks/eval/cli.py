@@ -118,7 +118,8 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
         models = load_models([*args.predictions, *([c] for c in args.compare)], args.name, known)
         names, replies, files = [m.name for m in models], [m.replies for m in models], [m.files for m in models]
-        _note_failures([f for fs in files for f in fs])
+        for fs, answered in zip(files, replies):
+            _note_failures(fs, answered)
     selected = {it["id"] for it in items}
     ignored = sum(1 for k in replies[0] if k not in selected)
     scores = [[score_item(it, preds.get(it["id"]), pick=args.pick) for it in items] for preds in replies]
@@ -169,13 +170,24 @@ def _with_ci(doc: dict, ci: dict) -> dict:
     return doc
 
 
-def _note_failures(paths: list[Path]) -> None:
-    """Say where misi-run recorded items the server rejected (they count as missing here)."""
+def _note_failures(paths: list[Path], answered: dict[str, str]) -> None:
+    """Say how many items misi-run recorded as rejected by the server and never answered (they
+    score as missing here), and where they are listed."""
     for path in paths:
         failed = path.with_name(path.name + ".failed")
-        if failed.is_file():
-            print(f"misi-eval: note: {failed} lists items the server rejected (scored as missing); "
-                  "misi-run --retry-failed asks them again", file=sys.stderr)
+        if not failed.is_file():
+            continue
+        ids = set()
+        for line in failed.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] not in answered:
+                ids.add(obj["id"])
+        if ids:
+            print(f"misi-eval: note: {len(ids)} item(s) were rejected by the server (listed in {failed}) and score "
+                  "as missing; misi-run --retry-failed asks them again", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
