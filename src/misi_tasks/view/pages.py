@@ -425,7 +425,8 @@ def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | 
     if iv.structure:
         view3d = ("<section class=\"view3d\"><h2>3-D view</h2>"
                   f"<div id=\"viewer3d\" class=\"viewer3d\" data-complex=\"{escape(row['complex_id'])}\"></div>"
-                  "<p class=\"note\">The complex as loaded (pocket sticks, ligand ball and stick, no hydrogens): drag "
+                  "<p class=\"note\">The complex as in its files, the bound pose (pocket sticks with purple carbons, ligand ball and "
+                  "stick in grey, no hydrogens): drag "
                   "to turn, scroll to zoom. Drawn by 3Dmol.js (BSD-3-Clause), bundled with the site.</p></section>"
                   f"<script src=\"../vendor/3Dmol-min.js\"></script><script src=\"../{escape(iv.structure)}\"></script>"
                   "<script src=\"../view3d.js\"></script>")

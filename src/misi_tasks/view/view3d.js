@@ -8,7 +8,7 @@
   var viewer = window.$3Dmol.createViewer(el, { backgroundColor: "black" });
   var pocket = viewer.addModel(s.pocket, s.pocketFormat);
   var ligand = viewer.addModel(s.ligand, s.ligandFormat);
-  pocket.setStyle({}, { stick: { radius: 0.15, colorscheme: "Jmol" } });
+  pocket.setStyle({}, { stick: { radius: 0.12, colorscheme: "purpleCarbon" } });   // the ligand stands out in grey
   ligand.setStyle({}, { stick: { radius: 0.2, colorscheme: "Jmol" }, sphere: { scale: 0.3, colorscheme: "Jmol" } });
   pocket.setStyle({ elem: "H" }, {});
   ligand.setStyle({ elem: "H" }, {});
