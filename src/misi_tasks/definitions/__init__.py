@@ -3,13 +3,17 @@ one per task, registered by name in :mod:`~misi_tasks.definitions.registry`), th
 vocabulary, the metrics, the item record and the dataset row schema.
 
 Pure: importing it loads the standard library only (no numpy, numba, pyarrow, rendering or
-geometry).  Importing the package imports the nine paper tasks' declaration modules, which
-register their specs.
+geometry).  Importing the package imports every module it holds, so each declaration module
+registers its specs: a new task's spec module needs no import anywhere.
 """
 
 from __future__ import annotations
 
-from misi_tasks.definitions import choice, docking, hbonds, motion  # noqa: F401  (register the nine specs)
+import importlib
+import pkgutil
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
 from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll, residue_label
 from misi_tasks.definitions.items import Item, item_id
 from misi_tasks.definitions.registry import (

@@ -35,6 +35,9 @@ class ResidueLigandSpec(TaskSpec):
 
     name = "residue-ligand"
     code = "T4"
+    paper = True
+    paper_average = True
+    columns = ("T4+", "T4-")  # bonded residues and non-bonded ones, scored apart
     summary = "Does this residue hydrogen-bond the ligand, and through which atoms?"
     counts = {"train": 2, "test": 1}
     answer = BondList
@@ -84,6 +87,8 @@ class InteractionLocationSpec(TaskSpec):
 
     name = "interaction-location"
     code = "T8"
+    paper = True
+    paper_average = True
     summary = "Where on screen is the hydrogen bond?"
     counts = {"train": 2, "test": 1}
 
@@ -103,6 +108,8 @@ class PocketLigandSpec(TaskSpec):
 
     name = "pocket-ligand"
     code = "T9"
+    paper = True
+    paper_average = True
     summary = "List every pocket-ligand hydrogen bond."
     counts = {"train": 1, "test": 1}
     answer = BondList

@@ -26,7 +26,7 @@ from typing import Any
 
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
 from misi_tasks.engine.remote import RemoteError, check_url, download_input, is_url, stage_dir, upload_output
-from misi_tasks.definitions.registry import TASK_NAMES, resolve_task, task_spec
+from misi_tasks.definitions.registry import paper_tasks, resolve_task, task_names, task_spec
 from misi_tasks.version import package_version
 
 __all__ = ["main", "build_parser", "default_workers"]
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"misi-gen (misi) {package_version()}")
     p.add_argument("--task", default="all",
-                   help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
+                   help=f"task name or code, comma-separated, or 'all' (the paper's nine; names: {', '.join(task_names())})")
     p.add_argument("--input", default=None,
                    help="folder of complexes (<id>/<id>_pocket.pdb, <id>_ligand.mol2|sdf), a manifest (.csv, .yaml) "
                         "or a PDB/mmCIF file (with --ligand), or a URL of one (s3://, gs://, ... via fsspec); "
@@ -107,11 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _parse_tasks(text: str) -> tuple[str, ...]:
     if text.strip().lower() == "all":
-        return TASK_NAMES
+        return paper_tasks()  # the paper's nine: a published "all" dataset keeps its meaning
     names = [resolve_task(t.strip()) for t in text.split(",") if t.strip()]
     if not names:
-        raise ValueError(f"--task {text!r} names no task; give names or codes ({', '.join(TASK_NAMES)}) or 'all'")
-    return tuple(t for t in TASK_NAMES if t in names)
+        raise ValueError(f"--task {text!r} names no task; give names or codes ({', '.join(task_names())}) or 'all'")
+    return tuple(t for t in task_names() if t in names)
 
 
 def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:

@@ -46,7 +46,7 @@ from misi_tasks.engine.shards import TINY_PER_TASK, plan_shards, unit_images, wr
 from misi_tasks.engine.units import WorkDir
 from misi_tasks.inputs import assign_splits, discover_inputs
 from misi_tasks.definitions.items import Item
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import paper_tasks, task_names
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
 from misi_tasks.tasks.decoys import warm_up_ssim
 from misi_tasks.tasks.scene import Scene
@@ -75,7 +75,7 @@ class GenerateConfig:
 
     input_dir: Path
     out_dir: Path
-    tasks: tuple[str, ...] = TASK_NAMES
+    tasks: tuple[str, ...] = field(default_factory=paper_tasks)
     split: str = "auto"  # "auto" (by complex id), "train" or "test"
     seed: int = 0
     size: int = 1024
@@ -145,7 +145,7 @@ class GenerateSummary:
 
     def format(self) -> str:
         lines = [f"{'task':<22}{'split':<7}{'items':>7}{'images':>8}"]
-        for (task, split), n in sorted(self.items.items(), key=lambda kv: (TASK_NAMES.index(kv[0][0]), kv[0][1])):
+        for (task, split), n in sorted(self.items.items(), key=lambda kv: (task_names().index(kv[0][0]), kv[0][1])):
             lines.append(f"{task:<22}{split:<7}{n:>7}{self.images[(task, split)]:>8}")
         lines.append(
             f"{sum(self.items.values())} items, {sum(self.images.values())} images from {self.complexes} complexes "
@@ -365,7 +365,7 @@ def _output_files(out: Path) -> tuple[list[Path], list[Path]]:
         if path.is_dir() and not path.is_symlink():
             continue
         rel = path.relative_to(out).parts
-        shard = len(rel) == 3 and rel[0] == "data" and rel[1] in TASK_NAMES and _SHARD_NAME_RE.match(rel[2])
+        shard = len(rel) == 3 and rel[0] == "data" and rel[1] in task_names() and _SHARD_NAME_RE.match(rel[2])
         figure = len(rel) == 2 and rel[0] == FIGURES_DIR and rel[1].endswith(".png")  # the card's figures
         if shard or figure or rel in (("README.md",), (FAILURES_FILE,)) or rel[0] == ".misi-gen":
             ours.append(path)

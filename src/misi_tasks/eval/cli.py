@@ -27,7 +27,7 @@ from pathlib import Path
 
 from misi_tasks._mpl import MatplotlibMissing
 from misi_tasks.dataset import DatasetError, list_splits, read_items
-from misi_tasks.definitions.registry import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.definitions.registry import SPLITS, resolve_task, task_codes
 from misi_tasks.version import package_version
 from misi_tasks.eval.report import render_table, report_csv, report_json, summarize
 from misi_tasks.eval.score import score_item
@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
     items = [it for it in all_items if (tasks is None or it["task"] in tasks)
              and (splits is None or it["split"] in splits)]
     if not items:
-        present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
+        present = ", ".join(f"{task_codes()[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
 
     if args.baseline:

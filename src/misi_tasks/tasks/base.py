@@ -52,19 +52,25 @@ class GenContext:
 class TaskGenerator:
     """Base of the task generators.
 
-    A subclass declares ``name`` (a registry name) and implements :meth:`make_items`.  Everything
+    A subclass declares its spec (``spec_class``, or its registry ``name``) and implements
+    :meth:`make_items`.  Everything
     else about its task (parameters and their defaults, counts, prompt, answer form) is the task's
     spec (:mod:`misi_tasks.definitions.taskspec`): ``TaskGenerator(**params)`` builds that spec with
     ``params`` overriding its defaults, and the generator samples from ``self.spec``.
     """
 
     name: ClassVar[str] = ""
+    #: The task's spec class; a subclass declares this or ``name`` (the other is derived).
+    spec_class: ClassVar[type[TaskSpec] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("spec_class") is not None:
+            cls.name = cls.spec_class.name
         if cls.name:
             if cls.name not in SPECS:
                 raise ValueError(f"{cls.__name__}: {cls.name!r} is not a task name")
+            cls.spec_class = SPECS[cls.name]
             GENERATORS[cls.name] = cls
 
     def __init__(self, **params: Any) -> None:
