@@ -73,13 +73,9 @@ __all__ = [
     "task_name",
     "task_names",
     "task_spec",
-    # derived on access (module __getattr__), kept for readers of the old constants:
-    "CODE_TO_TASK",
-    "DEFAULT_SPECS",
-    "MC_TASKS",
-    "TASK_CODES",
-    "TASK_NAMES",
 ]
+# Also TASK_CODES, TASK_NAMES, CODE_TO_TASK, MC_TASKS and DEFAULT_SPECS, derived on access (module
+# __getattr__) for readers of the old constants; not in __all__, which names defined objects only.
 
 TaskName = Literal[
     "translation",

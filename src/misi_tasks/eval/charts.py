@@ -24,7 +24,7 @@ from misi_tasks.eval.baselines import baseline_predictions
 from misi_tasks.eval.report import REFERENCE_RESULTS, Report, summarize
 from misi_tasks.eval.score import score_item
 
-__all__ = ["CHART_COLUMNS", "chart_columns", "chart_rows", "random_baseline_report", "report_chart", "report_chart_png", "report_html",
+__all__ = ["chart_columns", "chart_rows", "random_baseline_report", "report_chart", "report_chart_png", "report_html",
            "write_charts"]
 
 

@@ -49,11 +49,9 @@ from misi_tasks.definitions.taskspec import TaskSpec
 __all__ = [
     "BOND_OVERLIST_FACTOR",
     "BOND_SUPERSET_SCORE",
-    "COLUMNS",
     "DOCKING_MOVE_RANGE_A",
     "DOCKING_ROLL_WEIGHT",
     "ItemScore",
-    "PAPER_AVERAGE_COLUMNS",
     "ROTATION_RANGE_DEG",
     "TRANSLATION_RANGE_A",
     "column_of",
