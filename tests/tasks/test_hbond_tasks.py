@@ -52,7 +52,7 @@ def test_t4_positive_and_negative(items, scenes):
 
 
 def test_t4_negatives_are_hard_by_default_and_say_so(items, scenes):
-    """Issue 10 section 6: default negatives touch the ligand (<= 4.5 Å) with no H-bond; metadata says so."""
+    """Default negatives touch the ligand (<= 4.5 Å) with no H-bond; metadata says so."""
     for pdb, got in items.items():
         c = scenes[pdb].complex
         lig = c.coord[c.is_ligand & ~c.is_hydrogen]
