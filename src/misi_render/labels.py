@@ -37,6 +37,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from misi_geom import Complex, residue_starts
+from misi_geom.residues import atom_residue_label
 from misi_render.screen import ScreenCoords
 from misi_render._layout import composite, place_boxes
 
@@ -121,9 +122,8 @@ def pocket_has_chains(c: Complex) -> bool:
 
 def residue_label(c: Complex, i: int, with_chain: bool = False) -> str:
     """Display label of atom ``i``'s residue: ``"ASN 460"``, ``"GLY 184A"``, or with the chain
-    ``"ASP 29 A"`` (a blank chain id is written ``?``)."""
-    text = f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]}"
-    return f"{text} {c.chain_id[i] or '?'}" if with_chain else text
+    ``"ASP 29 A"`` (:func:`misi_geom.residues.atom_residue_label`, the text prompts and answers use too)."""
+    return atom_residue_label(c, i, with_chain)
 
 RESIDUE_FILL = (255, 255, 255)
 LIGAND_FILL = (255, 236, 140)

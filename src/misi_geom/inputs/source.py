@@ -31,6 +31,7 @@ import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
+from misi_geom.residues import residue_label, residue_number
 from misi_geom.inputs.bond_orders import assign_from_smiles
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
 from misi_geom.inputs.files import base_suffix, sha256_file
@@ -226,7 +227,7 @@ def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
     if len(hit) == 0:
         return []
     residues = dict.fromkeys(
-        f"{pocket.res_name[k]} {pocket.res_id[k]}{pocket.ins_code[k]}{(' ' + pocket.chain_id[k]) if pocket.chain_id[k] else ''}"
+        residue_label(str(pocket.res_name[k]), residue_number(pocket, k), str(pocket.chain_id[k]) or None)
         for k in hit)
     return [f"pocket residue(s) {', '.join(residues)} overlap the ligand ({len(hit)} heavy atoms within "
             f"{OVERLAP:g} Å): is the ligand also in the protein file?"]

@@ -21,7 +21,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import SIX_VIEWS, hbond_pairs
-from misi_tasks.definitions.answers import Move, format_commands, residue_label
+from misi_geom.residues import residue_label, residue_number
+from misi_tasks.definitions.answers import Move, format_commands
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
 from misi_tasks.definitions.items import OPTIONS_MARK
 from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residue_labels_text
@@ -34,15 +35,10 @@ __all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "
 HARD_NEGATIVE_CUTOFF = 4.5
 
 
-def _res_num(c, i: int) -> str:
-    """Residue number with insertion code, as answers write it (``"184A"``)."""
-    return f"{c.res_id[i]}{c.ins_code[i]}"
-
-
 def _pairs_metadata(c, pairs) -> list[dict]:
     return [
         {"pocket_atom": int(i), "ligand_atom": int(j), "res_name": str(c.res_name[i]),
-         "res_id": _res_num(c, i), "chain": str(c.chain_id[i]) or "?",
+         "res_id": residue_number(c, i), "chain": str(c.chain_id[i]) or "?",
          "pocket_atom_name": str(c.atom_name[i]), "ligand_atom_name": str(c.atom_name[j]),
          "distance": round(float(np.linalg.norm(c.coord[i] - c.coord[j])), 3)}
         for i, j in pairs
@@ -173,7 +169,7 @@ class InteractionLocationTask(TaskGenerator):
                 continue
             answers.add((dx, dy))
             chain = str(c.chain_id[i])
-            bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], _res_num(c, i))} "
+            bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], residue_number(c, i))} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
             options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(dx, dy, rng)]
             # the bond's two atoms: their labels first, and no other label may hide them
