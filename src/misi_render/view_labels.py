@@ -22,7 +22,7 @@ import numpy as np
 from misi_geom import Complex, residue_starts
 from misi_render._layout import composite_rows, place_boxes, residue_anchors
 from misi_render.labels import (
-    _FREETYPE_LOCK, ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, _ink_box, _render_patch, font_px, residue_label,
+    FREETYPE_LOCK, ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, ink_box, render_patch, font_px, residue_label,
 )  # fmt: skip
 from misi_render.screen import ScreenCoords
 
@@ -33,8 +33,8 @@ class _Atlas:
     """Every text patch drawn so far, in one pair of flat arrays (grown by doubling).
 
     ``index`` maps (text, font px, fill) to (offset, width, height, ink width, ink height); the
-    patch's pixels are ``keep[offset:offset + w*h]`` and ``paint[...]`` as :func:`_render_patch`
-    makes them.  Lookups and growth hold :data:`_FREETYPE_LOCK`; a reader takes the arrays after
+    patch's pixels are ``keep[offset:offset + w*h]`` and ``paint[...]`` as :func:`render_patch`
+    makes them.  Lookups and growth hold :data:`FREETYPE_LOCK`; a reader takes the arrays after
     its lookups, and growth copies into new arrays, so the snapshot it holds stays valid.  Past
     :data:`_Atlas.MAX_PIXELS` the atlas starts again empty (bounded memory in long runs).
     """
@@ -57,8 +57,8 @@ class _Atlas:
 
     def _add(self, key: tuple[str, int, tuple[int, int, int]]) -> tuple[int, int, int, int, int]:
         text, px, fill = key
-        b = _ink_box(text, px)
-        keep, paint = _render_patch(text, px, fill)
+        b = ink_box(text, px)
+        keep, paint = render_patch(text, px, fill)
         n = keep.shape[0]
         w, h = max(1, b[2] - b[0]), max(1, b[3] - b[1])
         if self.used + n > self.keep.shape[0]:  # grow by doubling, to little more than MAX_PIXELS
@@ -76,7 +76,7 @@ class _Atlas:
 
     def lookup(self, keys: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(entries (L, 5) int64, keep, paint) for ``keys``, adding the patches not drawn yet."""
-        with _FREETYPE_LOCK:
+        with FREETYPE_LOCK:
             if self.used > self.MAX_PIXELS and any(k not in self.index for k in keys):
                 self.reset()
             get = self.index.get
@@ -86,7 +86,7 @@ class _Atlas:
     def lookup_cached(self, cache: _LabelCache, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`lookup` of the labels ``labels`` (flat indices into ``cache``), via the entries
         ``cache`` kept from earlier views: only labels not drawn before build their key."""
-        with _FREETYPE_LOCK:
+        with FREETYPE_LOCK:
             if cache.generation != self.generation:
                 cache.entries.fill(-1)
                 cache.generation = self.generation

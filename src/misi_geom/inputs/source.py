@@ -22,7 +22,7 @@ id the split is drawn from: every pose of one complex lands in the same split) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
@@ -38,8 +38,7 @@ from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
     MAX_LIGAND_GAP,
-    _fields,
-    _ligand_complex,
+    ligand_complex,
     assemble_complex,
     load_complex,
     pocket_from_protein,
@@ -151,8 +150,8 @@ class FileSource:
             bond_orders = "file"
             if self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
-                ligand = Complex(**{**_fields(_ligand_complex(lig_path, mol, self.id)),
-                                    "atom_name": ligand.atom_name, "res_name": ligand.res_name})
+                ligand = replace(ligand_complex(lig_path, mol, self.id),
+                                 atom_name=ligand.atom_name, res_name=ligand.res_name)
                 bond_orders, warnings = "smiles template", warnings + more
         if self.pocket is not None:
             pocket, pocket_path = read_structure(self.pocket, pdb_id=self.id), self.pocket
