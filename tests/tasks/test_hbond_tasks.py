@@ -11,7 +11,10 @@ from misi_geom import find_hbonds, hbond_pairs
 from misi_tasks.tasks.hbond_answers import format_t9
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.tasks.base import TaskSkipped
-from misi_tasks.tasks.hbonds import HARD_NEGATIVE_CUTOFF, ResidueLigandTask, t8_decoys
+from misi_tasks.definitions.hbonds import ResidueLigandSpec
+from misi_tasks.tasks.hbonds import ResidueLigandTask, t8_decoys
+
+HARD_NEGATIVE_CUTOFF = ResidueLigandSpec().hard_negative_cutoff_A
 
 
 @pytest.fixture(scope="module")

@@ -29,10 +29,7 @@ from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residu
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
-__all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys", "HARD_NEGATIVE_CUTOFF"]
-
-#: Hard negatives have a heavy atom within this distance (Å) of a ligand heavy atom.
-HARD_NEGATIVE_CUTOFF = 4.5
+__all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys"]
 
 
 def _pairs_metadata(c, pairs) -> list[dict]:
@@ -72,7 +69,7 @@ class ResidueLigandTask(TaskGenerator):
         pool = "any"
         if self.spec.hard_negatives:
             dist = cKDTree(c.coord[heavy & c.is_ligand]).query(c.coord, k=1)[0]
-            near = set(np.unique(c.res_index[pocket_heavy & (dist <= HARD_NEGATIVE_CUTOFF)]).tolist())
+            near = set(np.unique(c.res_index[pocket_heavy & (dist <= self.spec.hard_negative_cutoff_A)]).tolist())
             hard = [r for r in negatives if r in near]
             negatives, pool = (hard, "hard") if hard else (negatives, "any (no hard negative)")
         return positives, negatives, bonded_pairs, pool
@@ -118,8 +115,10 @@ def _move_text(dx: int, dy: int) -> str:
     return format_commands([Move("x", dx), Move("y", dy)])
 
 
-def t8_decoys(dx: int, dy: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """Three distinct decoy moves: (1) a sign flip, (2) a magnitude change, (3) both."""
+def t8_decoys(dx: int, dy: int, rng: np.random.Generator, *, max_step: int = 3,
+              attempts: int = 50) -> list[tuple[int, int]]:
+    """Three distinct decoy moves: (1) a sign flip, (2) a magnitude change by 1 .. ``max_step``,
+    (3) both; each drawn up to ``attempts`` times (``max_step``: the T8 spec's ``decoy_max_step``)."""
     def flip(v):
         comps = [k for k, x in enumerate(v) if x != 0]
         out = list(v)
@@ -130,13 +129,13 @@ def t8_decoys(dx: int, dy: int, rng: np.random.Generator) -> list[tuple[int, int
     def grow(v):
         out = list(v)
         k = int(rng.integers(2))
-        step = int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 or abs(out[k]) <= 3 else -1)
+        step = int(rng.integers(1, max_step + 1)) * (1 if rng.random() < 0.5 or abs(out[k]) <= max_step else -1)
         out[k] = (out[k] + step * (1 if out[k] >= 0 else -1)) if out[k] else step * int(rng.choice([-1, 1]))
         return tuple(out)
 
     truth, decoys = (dx, dy), []
     for make in (flip, grow, lambda v: grow(flip(v))):
-        for _ in range(50):
+        for _ in range(attempts):
             cand = make(truth)
             if cand != truth and cand != (0, 0) and cand not in decoys:
                 decoys.append(cand)
@@ -171,7 +170,8 @@ class InteractionLocationTask(TaskGenerator):
             chain = str(c.chain_id[i])
             bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], residue_number(c, i))} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
-            options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(dx, dy, rng)]
+            options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(
+                dx, dy, rng, max_step=self.spec.decoy_max_step)]
             # the bond's two atoms: their labels first, and no other label may hide them
             key = np.zeros(len(c), dtype=bool)
             key[[i, j]] = True
