@@ -53,11 +53,14 @@ def toy_task():
     class ToyGenerator(TaskGenerator):
         spec_class = ToySpec
 
+        def image_descriptions(self, **fields: Any) -> list[str]:
+            return ["front view", "the front view after the move"]
+
         def make_items(self, scene, ctx, rng: np.random.Generator):
             cmd = Move("xy"[int(rng.integers(2))], int(rng.choice((-1, 1))))
             (before,) = scene.base_views(("front",))
             (after,) = scene.render(["front"], frame=scene.frame_for(), motion=command_motion(cmd, center=np.zeros(3)))
-            question = f"{self.spec.ask()} {self.spec.answer_sentence()}"
+            question = self.prompt(pdb_id=scene.pdb_id, **scene.label_fields())
             item = self.new_item(scene, ctx, 0, question=question, images=scene.pngs([before]) + [scene.png(after)],
                                  image_roles=["front", "front after"], answer=str(cmd),
                                  metadata={"command": cmd.to_dict()})
@@ -85,6 +88,7 @@ def test_a_toy_task_runs_through_every_tool(toy_task, tmp_path: Path, capsys) ->
     items = read_items(out)
     assert items and {it["task"] for it in items} == {TOY} and {it["task_code"] for it in items} == {CODE}
     assert all(len(it["images"]) == 2 and it["answer"].startswith("move ") for it in items)
+    assert all("image 2: the front view after the move" in it["question"] for it in items)  # the base's scaffold
     card = (out / "README.md").read_text()
     assert f"config_name: {TOY}" in card and f"| {TOY} | {CODE} | test |" in card
 

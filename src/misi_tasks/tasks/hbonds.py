@@ -24,8 +24,7 @@ from misi_geom import SIX_VIEWS, hbond_pairs
 from misi_geom.residues import residue_label, residue_number
 from misi_tasks.definitions.answers import Move, format_commands
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
-from misi_tasks.definitions.items import OPTIONS_MARK
-from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residue_labels_text
+from misi_tasks.tasks.prompts import VIEWS6, conventions, one_residue_labels_text
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -47,14 +46,12 @@ class ResidueLigandTask(TaskGenerator):
 
     name = "residue-ligand"
 
-    def prompt(self, pdb_id: str, residue: str, **lab) -> str:
+    def preamble(self, *, pdb_id: str, residue: str, **lab) -> str:
         labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
-        return " ".join([
-            conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels),
-            image_list(VIEWS6),
-            self.spec.ask(residue=residue),
-            self.spec.answer_sentence(),
-        ])
+        return conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels)
+
+    def image_descriptions(self, **fields):
+        return VIEWS6
 
     def _candidates(self, scene: Scene):
         c = scene.complex
@@ -150,9 +147,8 @@ class InteractionLocationTask(TaskGenerator):
 
     name = "interaction-location"
 
-    def prompt(self, pdb_id: str, bond: str, **lab) -> str:
-        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(bond=bond), OPTIONS_MARK,
-                         self.spec.answer_sentence()])
+    def image_descriptions(self, **fields):
+        return VIEWS6
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex
@@ -203,8 +199,8 @@ class PocketLigandTask(TaskGenerator):
 
     name = "pocket-ligand"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(), self.spec.answer_sentence()])
+    def image_descriptions(self, **fields):
+        return VIEWS6
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex
