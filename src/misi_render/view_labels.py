@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 
 import numpy as np
 
@@ -122,7 +123,8 @@ class _LabelCache:
     def __init__(self, c: Complex, chain: bool, size: int) -> None:
         n = len(c)
         starts = residue_starts(c)
-        self.complex, self.chain, self.n, self.nres = c, chain, n, len(starts)
+        self._complex = weakref.ref(c)  # the cache lives as long as its complex, not longer
+        self.chain, self.n, self.nres = chain, n, len(starts)
         self.atom_res = np.ascontiguousarray(np.searchsorted(starts, np.arange(n), side="right") - 1, dtype=np.int64)
         self.pocket = ~c.is_ligand
         self.text: list[str | None] = [None] * (3 * n)
@@ -136,13 +138,16 @@ class _LabelCache:
         kind, i = divmod(j, self.n)
         text = self.text[j]
         if text is None:
-            c = self.complex
+            c = self._complex()
+            assert c is not None, "a label cache outlived its complex"
             text = self.text[j] = residue_label(c, i, self.chain) if kind == 2 else str(c.atom_name[i])
         return (text, *self.styles[kind])
 
 
-#: Label caches of the complexes drawn lately: {(id(c), chain, size): cache}.  The cache holds the
-#: complex, so its id is not reused while its entry lives; a few complexes are kept.
+#: The label caches of the complexes alive: {(id(c), chain, size): cache}.  An entry is removed
+#: when its complex is garbage-collected (``weakref.finalize``), before its id can be reused, so a
+#: cache is found by the complex it belongs to and lives exactly as long (a ``Complex`` holds
+#: arrays, so it cannot be a dictionary key itself).
 _LABEL_CACHES: dict[tuple[int, bool, int], _LabelCache] = {}
 _LABEL_CACHES_LOCK = threading.Lock()
 
@@ -151,12 +156,11 @@ def _label_cache(c: Complex, chain: bool, size: int) -> _LabelCache:
     key = (id(c), chain, size)
     with _LABEL_CACHES_LOCK:
         hit = _LABEL_CACHES.get(key)
-        if hit is not None and hit.complex is c:
+        if hit is not None:
             return hit
-        if len(_LABEL_CACHES) >= 16:
-            _LABEL_CACHES.pop(next(iter(_LABEL_CACHES)), None)
         cache = _LABEL_CACHES[key] = _LabelCache(c, chain, size)
-        return cache
+    weakref.finalize(c, _LABEL_CACHES.pop, key, None)
+    return cache
 
 
 class DrawnLabels:
