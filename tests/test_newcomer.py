@@ -11,7 +11,7 @@ from misi_geom.samples import SAMPLE_IDS
 from misi_tasks.engine.units import work_dir_for
 from misi_tasks.export.cli import build_parser
 from misi_tasks.export.vlmevalkit import dataset_name
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import task_names
 from misi_tasks.tasks.seeding import split_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ def test_the_setup_work_folder_is_ignored_by_git() -> None:
 
 def test_export_examples_name_the_datasets_the_setup_produces() -> None:
     splits = {split_of(cid) for cid in SAMPLE_IDS}              # the set-up's default split: by complex id
-    produced = {dataset_name(task, split) for task in TASK_NAMES for split in splits}
+    produced = {dataset_name(task, split) for task in task_names() for split in splits}
     epilog = build_parser().epilog or ""
     named = set(re.findall(r"MiSI_T\d_\w+", epilog))
     assert named and named <= produced, (named, produced)

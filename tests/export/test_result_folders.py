@@ -18,7 +18,7 @@ import pytest
 from misi_tasks.eval.cli import main as eval_main
 from misi_tasks.eval.score import score_item
 from misi_tasks.dataset import read_items
-from misi_tasks.definitions.registry import TASK_CODES
+from misi_tasks.definitions.registry import task_codes
 
 
 def _items(dataset: Path) -> list[dict]:
@@ -44,7 +44,7 @@ def _lmms_folder(root: Path, items: list[dict], reply, *, model_args: str, model
             "doc_id": k, "target": it["answer"], "filtered_resps": [reply(it)],
             "misi_score": dict(rec, score=s.score), "misi_exact": dict(rec, score=float(s.exact))}))
     for task, lines in by_task.items():
-        (root / f"{date}_samples_misi_{TASK_CODES[task].lower()}.jsonl").write_text("\n".join(lines) + "\n")
+        (root / f"{date}_samples_misi_{task_codes()[task].lower()}.jsonl").write_text("\n".join(lines) + "\n")
     return root
 
 
@@ -56,7 +56,7 @@ def _vlmevalkit_folder(work_dir: Path, items: list[dict], reply, model: str) -> 
         by_task.setdefault(it["task"], []).append({"index": k, "misi_id": it["id"], "question": it["question"],
                                                    "answer": it["answer"], "prediction": reply(it)})
     for task, rows in by_task.items():
-        name = f"{model}_MiSI_{TASK_CODES[task]}_test.json"
+        name = f"{model}_MiSI_{task_codes()[task]}_test.json"
         (run / name).write_text(json.dumps(rows, indent=4))
         os.symlink(run / name, work_dir / model / name)             # VLMEvalKit links the newest run
     return work_dir

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from misi_tasks.definitions.registry import paper_average_columns, report_columns
 from misi_tasks.eval.report import REFERENCE_RESULTS, Report
-from misi_tasks.eval.score import COLUMNS, PAPER_AVERAGE_COLUMNS, ItemScore
+from misi_tasks.eval.score import ItemScore
 
 __all__ = ["AVERAGE", "MEAN", "Comparison", "bootstrap", "compare", "render_leaderboard"]
 
@@ -52,7 +53,8 @@ class Comparison:
 
 def _resampled(runs: Sequence[Sequence[ItemScore]], resamples: int, seed: int) -> list[dict[str, np.ndarray]]:
     """Per model, per column (and the two averages): the score (%) of every resample."""
-    columns = [c for c in COLUMNS if any(s.column == c for s in runs[0])]
+    present = {s.column for s in runs[0]}
+    columns = [c for c in report_columns() if c in present]
     rng = np.random.default_rng(seed)
     out: list[dict[str, np.ndarray]] = [{} for _ in runs]
     for col in columns:
@@ -61,7 +63,7 @@ def _resampled(runs: Sequence[Sequence[ItemScore]], resamples: int, seed: int) -
         draw = rng.integers(0, n, size=(resamples, n))
         for k, scores in enumerate(per_model):
             out[k][col] = 100.0 * scores[draw].mean(axis=1)
-    avg_cols = [c for c in PAPER_AVERAGE_COLUMNS if c in columns]
+    avg_cols = [c for c in paper_average_columns() if c in columns]
     for res in out:
         if avg_cols:
             res[AVERAGE] = np.mean([res[c] for c in avg_cols], axis=0)
@@ -108,7 +110,7 @@ def render_leaderboard(names: Sequence[str], reports: Sequence[Report], cis: Seq
                        comparisons: Sequence[Comparison] = (), *, reference: bool = False,
                        resamples: int = 1000, seed: int = 0) -> str:
     """A text leaderboard: one row per report column, one column per model (the paper's rows last)."""
-    keys = [AVERAGE] + [c for c in COLUMNS if any(c in r.columns for r in reports)] + [MEAN]
+    keys = [AVERAGE] + [c for c in report_columns() if any(c in r.columns for r in reports)] + [MEAN]
     labels = {AVERAGE: "average (paper)", MEAN: "all-task mean"}
     cells = []
     for report, ci in zip(reports, cis):

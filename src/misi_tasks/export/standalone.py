@@ -4,7 +4,8 @@
 imports, followed through every misi module they import, at module level or inside functions) and
 returns their source, and that of the packages holding them, with ``misi_tasks`` renamed to
 :data:`PACKAGE` in the import lines (a package's ``__init__`` can matter: importing
-``misi_tasks.definitions`` registers the nine task specs). The copy is the same code, so it scores every reply as ``misi-eval``
+``misi_tasks.definitions`` imports every module it holds, which registers the nine task specs; such
+a package is copied whole). The copy is the same code, so it scores every reply as ``misi-eval``
 does; it needs only the standard library and Pillow (an lmms-eval dependency).
 
 Examples
@@ -65,6 +66,10 @@ def _closure(root: str) -> list[str]:
             continue
         seen.add(name)
         todo.extend(_misi_imports(path))
+        if path.name == "__init__.py" and "iter_modules(" in path.read_text(encoding="utf-8"):
+            # a package that imports every module it holds (misi_tasks.definitions: each spec
+            # module registers itself), which no import statement names
+            todo.extend(f"{name}.{p.stem}" for p in path.parent.glob("*.py") if p.name != "__init__.py")
         parts = name.split(".")
         todo.extend(".".join(parts[:k]) for k in range(1, len(parts)))   # importing a module runs its packages
     return sorted(seen)

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from misi_tasks.definitions.registry import DEFAULT_SPECS, TASK_CODES
+from misi_tasks.definitions.registry import default_specs, task_codes
 
 __all__ = [
     "ItemView",
     "Prediction",
-    "TASK_BLURBS",
     "TaskView",
     "index_page",
     "item_page",
@@ -32,11 +31,14 @@ __all__ = [
     "models_table",
     "outcome",
     "report_table",
+    "task_blurb",
     "task_page",
 ]
 
-#: One line per task for the index cards: what is asked and the form of the answer (from its spec).
-TASK_BLURBS: dict[str, str] = {name: spec.blurb() for name, spec in DEFAULT_SPECS.items()}
+def task_blurb(task: str) -> str:
+    """One line for a task's cards and pages: what is asked and an example answer ("" if unknown)."""
+    spec = default_specs().get(task)
+    return spec.blurb() if spec is not None else ""
 
 
 @dataclass
@@ -139,7 +141,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
     """The site's front page: one card per task with counts, a thumbnail strip and a link."""
     cards = []
     for tv in tasks:
-        code = TASK_CODES.get(tv.task, "?")
+        code = task_codes().get(tv.task, "?")
         counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
         strip = "".join(_img(f"img/{iv.key or iv.small[0]}", f"{iv.row['id']} key image",
                              link=f"{tv.task}/{iv.page}") for iv in tv.items[:6] if iv.small)
@@ -151,7 +153,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
             f"<section class=\"card\" id=\"{escape(tv.task)}\">\n"
             f"<h2><a href=\"{escape(tv.task)}/index.html\"><span class=\"code\">{code}</span> "
             f"{escape(tv.task)}</a></h2>\n"
-            f"<p class=\"blurb\">{escape(TASK_BLURBS.get(tv.task, ''))}</p>\n"
+            f"<p class=\"blurb\">{escape(task_blurb(tv.task))}</p>\n"
             f"<p class=\"counts\">{sum(tv.counts.values())} items: {escape(counts)}</p>\n"
             f"<div class=\"strip\">{strip}</div>\n{score}\n"
             f"<p><a href=\"{escape(tv.task)}/index.html\">{len(tv.items)} items shown &rarr;</a></p>\n"
@@ -199,7 +201,7 @@ def items_page(tasks: Sequence[TaskView], models: Sequence[str], title: str) -> 
     outcome) with filters by task, complex and, per model, correct / wrong / unparseable / missing."""
     rows, complexes = [], set()
     for tv in tasks:
-        code = TASK_CODES.get(tv.task, "?")
+        code = task_codes().get(tv.task, "?")
         for iv in tv.items:
             row = iv.row
             complexes.add(row["complex_id"])
@@ -224,7 +226,7 @@ def items_page(tasks: Sequence[TaskView], models: Sequence[str], title: str) -> 
         opts = "".join(f"<option value=\"{escape(v)}\">{escape(t)}</option>" for v, t in options)
         return f"<label>{label} <select id=\"{ident}\">{opts}</select></label>"
 
-    filters = [select("f-task", "task", [("", "all")] + [(tv.task, f"{TASK_CODES.get(tv.task, '?')} {tv.task}")
+    filters = [select("f-task", "task", [("", "all")] + [(tv.task, f"{task_codes().get(tv.task, '?')} {tv.task}")
                                                           for tv in tasks]),
                select("f-complex", "complex", [("", "all")] + [(c, c) for c in sorted(complexes)])]
     if models:
@@ -265,7 +267,7 @@ def task_page(tv: TaskView, title: str) -> str:
     """A task's page: each shown item as a card — images in order labelled by role, the question
     (folded), the options, the answer and the model's reply, parsed answer and score — linking to
     its item page (large images, metadata)."""
-    code = TASK_CODES.get(tv.task, "?")
+    code = task_codes().get(tv.task, "?")
     cards = []
     for iv in tv.items:
         row = iv.row
@@ -293,7 +295,7 @@ def task_page(tv: TaskView, title: str) -> str:
     counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
     body = (f"<header><p><a href=\"../index.html\">&larr; {escape(title)}</a></p>"
             f"<h1><span class=\"code\">{code}</span> {escape(tv.task)}</h1>"
-            f"<p class=\"blurb\">{escape(TASK_BLURBS.get(tv.task, ''))}</p>"
+            f"<p class=\"blurb\">{escape(task_blurb(tv.task))}</p>"
             f"<p class=\"counts\">{len(tv.items)} of {sum(tv.counts.values())} items shown ({escape(counts)})</p>"
             f"</header>\n<main class=\"items\">\n" + "\n".join(cards) + "\n</main>")
     return _page(f"{code} {tv.task} — {title}", body, "../")
@@ -378,7 +380,7 @@ def _option_role(role: str) -> str | None:
 def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | None) -> str:
     """An item's page: images by role, question, options, answer, prediction and metadata."""
     row = iv.row
-    code = TASK_CODES.get(row["task"], "?")
+    code = task_codes().get(row["task"], "?")
     roles = list(row["image_roles"])
     figures, option_img = [], {}
     for k, role in enumerate(roles):
