@@ -1,0 +1,70 @@
+"""misi-gen's URL inputs against a real S3 API on loopback (moto's server, see ``conftest.s3``): a staged
+input is reused only while the object store describes it as when it was fetched (issue 24, point 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from misi_geom.samples import sample_root
+from misi_tasks.engine.cli import main
+from misi_tasks.engine.remote import download_input
+
+
+def _upload(s3, prefix: str) -> dict[str, bytes]:
+    files = {}
+    for f in sorted(sample_root().rglob("*")):
+        if f.is_file() and f.parent != sample_root():
+            key = f"{prefix}/{f.relative_to(sample_root()).as_posix()}"
+            s3.put_object(Bucket="misi", Key=key, Body=f.read_bytes())
+            files[key] = f.read_bytes()
+    return files
+
+
+def _same_size_edit(text: bytes) -> bytes:
+    """Move the first ATOM's x coordinate by 0.001 Å: fixed-width columns, so the size is unchanged."""
+    lines = text.split(b"\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith(b"ATOM"))
+    x = float(lines[k][30:38])
+    lines[k] = lines[k][:30] + f"{x + 0.001:8.3f}".encode() + lines[k][38:]
+    return b"\n".join(lines)
+
+
+def test_an_edited_same_size_remote_file_is_fetched_again(s3, tmp_path: Path):
+    files = _upload(s3, "in")
+    stage = tmp_path / "stage"
+    local = download_input("s3://misi/in", stage)
+    assert {f.relative_to(local).as_posix() for f in local.rglob("*") if f.is_file()} == \
+        {k[len("in/"):] for k in files}
+    key = "in/1h1d/1h1d_pocket.pdb"
+    edited = _same_size_edit(files[key])
+    assert len(edited) == len(files[key]) and edited != files[key]
+    untouched = local / "2pyy" / "2pyy_pocket.pdb"
+    before = untouched.stat().st_mtime_ns
+    s3.put_object(Bucket="misi", Key=key, Body=edited)
+    download_input("s3://misi/in", stage)
+    assert (local / "1h1d" / "1h1d_pocket.pdb").read_bytes() == edited
+    assert untouched.stat().st_mtime_ns == before  # what did not change is not fetched again
+
+
+def test_a_staged_copy_touched_locally_or_deleted_remotely_is_not_trusted(s3, tmp_path: Path):
+    files = _upload(s3, "in")
+    stage = tmp_path / "stage"
+    local = download_input("s3://misi/in", stage)
+    pdb = local / "1h1d" / "1h1d_pocket.pdb"
+    pdb.write_bytes(_same_size_edit(pdb.read_bytes()))  # someone edited the staged copy
+    s3.delete_object(Bucket="misi", Key="in/2w9r/2w9r_ligand.mol2")
+    download_input("s3://misi/in", stage)
+    assert pdb.read_bytes() == files["in/1h1d/1h1d_pocket.pdb"]
+    assert not (local / "2w9r" / "2w9r_ligand.mol2").exists()
+
+
+def test_a_rerun_with_overwrite_generates_from_the_edited_input(s3, tmp_path: Path, capsys):
+    files = _upload(s3, "in")
+    argv = ["--input", "s3://misi/in/1h1d", "--stage", str(tmp_path / "stage"), "--check"]
+    assert main(argv) == 0
+    key = "in/1h1d/1h1d_pocket.pdb"
+    s3.put_object(Bucket="misi", Key=key, Body=b"not a PDB file\n".ljust(len(files[key]), b" "))
+    assert main(argv) == 1  # the new (broken) remote file is the one checked, not the staged old copy
+    assert "1h1d" in capsys.readouterr().out
