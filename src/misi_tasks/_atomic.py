@@ -38,10 +38,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
         raise
 
 
-def remove_temp_files(folder: Path) -> list[Path]:
-    """Delete the temporary files an interrupted (``kill -9``) write left under ``folder``."""
+def remove_temp_files(folder: Path, recursive: bool = True) -> list[Path]:
+    """Delete the temporary files an interrupted (``kill -9``) write left under ``folder`` (in it
+    only, when not ``recursive``)."""
     removed = []
-    for path in folder.rglob(".*.tmp") if folder.is_dir() else ():
+    for path in (folder.rglob if recursive else folder.glob)(".*.tmp") if folder.is_dir() else ():
         if _TEMP_RE.match(path.name) and path.is_file():
             path.unlink()
             removed.append(path)
