@@ -44,6 +44,8 @@ reports failures instead.
 
 from __future__ import annotations
 
+import glob
+
 import errno
 from collections import defaultdict
 from dataclasses import dataclass
@@ -481,8 +483,9 @@ def find_complex_dirs(root: str | Path) -> list[Path]:
         raise MisiInputError(root, "input folder not found")
 
     def is_complex(d: Path) -> bool:
-        return any(d.glob(f"{d.name}_ligand.*")) or any(d.glob(f"{d.name}_pocket.*")) or any(
-            d.glob(f"{d.name}_protein.*")
+        name = glob.escape(d.name)  # a folder "a[1]" is found by its own name
+        return any(d.glob(f"{name}_ligand.*")) or any(d.glob(f"{name}_pocket.*")) or any(
+            d.glob(f"{name}_protein.*")
         )
 
     if is_complex(root):
