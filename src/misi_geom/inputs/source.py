@@ -146,7 +146,7 @@ class FileSource:
             warnings += entry.warnings
             lig_path = self.protein
         else:
-            ligand, mol, lig_path = self._read_ligand_file()
+            ligand, mol, lig_path = self._read_ligand_file(warnings)
             bond_orders = "file"
             if self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
@@ -166,7 +166,7 @@ class FileSource:
         return LoadedComplex(c, self._provenance(c, bond_orders, warnings,
                                                  entry.selected if self.selection is not None else None))
 
-    def _read_ligand_file(self):
+    def _read_ligand_file(self, warnings: list[str]):
         path = self.ligand
         if not path.is_file():
             raise MisiInputError(path, "file not found")
@@ -178,7 +178,8 @@ class FileSource:
         # a PDBbind pair: read as the folder loader does (mol2 first, then SDF; names from the mol2)
         mol2, sdf = path.with_suffix(".mol2"), path.with_suffix(".sdf")
         files = [path] + [p for p in (mol2, sdf) if p != path and p.is_file() and path.stem.endswith("_ligand")]
-        return read_ligand_candidates(files, pdb_id=self.id, names_from=mol2 if mol2.is_file() else None)
+        return read_ligand_candidates(files, pdb_id=self.id, names_from=mol2 if mol2.is_file() else None,
+                                      notes=warnings)
 
     # --- provenance --------------------------------------------------------------------------------
     def _name(self, path: Path | None) -> str:
