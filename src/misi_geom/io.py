@@ -46,9 +46,8 @@ reports failures instead.
 
 from __future__ import annotations
 
-import glob
-
 import errno
+import glob
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path

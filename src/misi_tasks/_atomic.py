@@ -32,9 +32,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
                 os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write (disk full) names no file
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
         raise
 
 

@@ -68,3 +68,32 @@ def test_a_rerun_with_overwrite_generates_from_the_edited_input(s3, tmp_path: Pa
     s3.put_object(Bucket="misi", Key=key, Body=b"not a PDB file\n".ljust(len(files[key]), b" "))
     assert main(argv) == 1  # the new (broken) remote file is the one checked, not the staged old copy
     assert "1h1d" in capsys.readouterr().out
+
+
+def test_an_unreachable_endpoint_is_one_line_naming_the_url(tmp_path: Path, monkeypatch, capsys):
+    pytest.importorskip("s3fs", reason="s3fs is not installed: pip install s3fs")
+    import s3fs
+
+    from .conftest import _free_port
+
+    for var, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                       ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_MAX_ATTEMPTS", "1"),
+                       ("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")):  # nothing listens there
+        monkeypatch.setenv(var, value)
+    s3fs.S3FileSystem.clear_instance_cache()
+    code = main(["--input", "s3://misi/in", "--out", str(tmp_path / "o"), "--stage", str(tmp_path / "s"), "--quiet"])
+    err = capsys.readouterr().err
+    s3fs.S3FileSystem.clear_instance_cache()
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("misi-gen: error: s3://misi/in: ") and "connect" in err
+
+
+def test_the_refusal_of_a_foreign_prefix_says_other_files_are_kept(s3, tmp_path: Path, capsys):
+    s3.put_object(Bucket="misi", Key="out/notes.txt", Body=b"mine")
+    argv = ["--task", "translation", "--limit", "1", "--size", "64", "--workers", "1", "--quiet",
+            "--out", "s3://misi/out", "--stage", str(tmp_path / "stage")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "other files are kept" in err and "everything" not in err
+    assert main([*argv, "--overwrite"]) == 0
+    assert s3.get_object(Bucket="misi", Key="out/notes.txt")["Body"].read() == b"mine"

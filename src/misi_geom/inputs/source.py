@@ -33,7 +33,7 @@ from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.bond_orders import assign_from_smiles
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
-from misi_geom.inputs.files import base_suffix, sha256_file
+from misi_geom.inputs.files import base_suffix, require_file, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
     MAX_LIGAND_GAP,
@@ -168,8 +168,7 @@ class FileSource:
 
     def _read_ligand_file(self, warnings: list[str]):
         path = self.ligand
-        if not path.is_file():
-            raise MisiInputError(path, "file not found")
+        require_file(path)
         if self.pose is not None or path.suffix.lower() == ".gz":
             lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id)
             return lig, mol, path

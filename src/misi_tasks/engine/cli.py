@@ -17,6 +17,7 @@ Exit status: 0 done, 2 bad arguments, input or output folder, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import json
 import os
@@ -211,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
         print("misi-gen: interrupted; run the same command again to resume (work so far is kept)",
               file=sys.stderr)
         return 130
-    except (ValueError, OSError, BackendError) as exc:
+    except OSError as exc:
+        print(f"misi-gen: error: {_os_error(exc, cfg.out_dir)}", file=sys.stderr)
+        return 2
+    except (ValueError, BackendError) as exc:
         print(f"misi-gen: error: {exc}", file=sys.stderr)
         return 2
     print(summary.format())
@@ -230,6 +234,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"dataset written to {cfg.out_dir}")
     return 0
+
+
+def _os_error(exc: OSError, out: Path) -> str:
+    """One line for a failed read or write: the file and why; for a full disk, what to do."""
+    where = exc.filename or out
+    if exc.errno == errno.ENOSPC:
+        return (f"{where}: no space left on the device; free some space (or choose another --out) and run the "
+                "same command again: it resumes, the work so far is kept")
+    return f"{where}: {exc.strerror or exc}" if exc.strerror else " ".join(str(exc).split())
 
 
 def _check(path: Path, args: argparse.Namespace) -> int:

@@ -29,6 +29,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,19 @@ def _fs(url: str) -> tuple[Any, str]:
     except (ImportError, ValueError) as exc:
         raise RemoteError(f"{url}: cannot open this URL ({' '.join(str(exc).split())})") from None
     return fs, path.rstrip("/")
+
+
+@contextmanager
+def _store_errors(url: str) -> Iterator[None]:
+    """Turn whatever the store's driver raises (botocore's ``EndpointConnectionError`` for an
+    unreachable endpoint, access denied, ...) into one :class:`RemoteError` line naming ``url``."""
+    try:
+        yield
+    except RemoteError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - drivers raise their own exception types
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise RemoteError(f"{url}: {text[:300]}") from None
 
 
 def check_url(url: str) -> None:
@@ -110,6 +125,11 @@ def download_input(url: str, stage: Path) -> Path:
     ``--input``.  A file already staged is fetched again unless its remote fingerprint and its local
     size and mtime are those recorded when it was fetched (see the module docs).  The local path keeps
     the URL's last name, so the card's command line reads as it would for a local copy of the input."""
+    with _store_errors(url):
+        return _download(url, stage)
+
+
+def _download(url: str, stage: Path) -> Path:
     fs, root = _fs(url)
     fs.invalidate_cache()  # a listing cached by an earlier call in this process may be stale
     if not fs.exists(root):
@@ -169,13 +189,19 @@ def upload_output(out: Path, url: str, overwrite: bool = False) -> list[str]:
     RemoteError
         If ``url`` holds files that are not this dataset's and ``overwrite`` is false.
     """
+    with _store_errors(url):
+        return _upload(out, url, overwrite)
+
+
+def _upload(out: Path, url: str, overwrite: bool) -> list[str]:
     fs, root = _fs(url)
     files = published_files(out)
     existing = [p[len(root):].lstrip("/") for p in fs.find(root)] if fs.exists(root) else []
     foreign = sorted(set(existing) - set(files))
     if foreign and not overwrite:
-        raise RemoteError(f"{url}: holds files that are not this dataset's (e.g. {foreign[0]}); "
-                          "choose another --out or pass --overwrite to replace everything under it")
+        raise RemoteError(f"{url}: holds files that are not this dataset's (e.g. {foreign[0]}); choose another "
+                          "--out, or pass --overwrite to replace the dataset's own files there (README.md, "
+                          "failures.txt, figures/, data/; other files are kept)")
     for rel in foreign:
         if rel.split("/", 1)[0] in PUBLISHED:
             fs.rm_file(f"{root}/{rel}")
