@@ -58,3 +58,16 @@ def test_a_full_disk_is_one_line_naming_the_file_and_saying_what_to_do(small_dis
     err = _one_error_line(capsys)
     assert f"misi-gen: error: {small_disk}/" in err and "no space left on the device" in err
     assert "run the same command again" in err
+
+
+def test_check_shows_progress_on_stderr_and_the_table_on_stdout(tmp_path, capsys):
+    shutil.copy(sample_root() / "2pyy" / "2pyy_pocket.pdb", tmp_path / "e.pdb")
+    pose = (sample_root() / "2pyy" / "2pyy_ligand.sdf").read_text()
+    (tmp_path / "poses.sdf").write_text(pose * 30)
+    argv = ["--input", str(tmp_path / "e.pdb"), "--ligand", str(tmp_path / "poses.sdf"), "--check"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "checking" in err and "30/30" in err and "checking" not in out
+    assert out.splitlines()[-1] == "30 complexes: 30 ok, 0 with errors"
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

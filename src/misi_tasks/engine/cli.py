@@ -254,7 +254,7 @@ def _check(path: Path, args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"misi-gen: error: {exc}", file=sys.stderr)
         return 2
-    rows = check_inputs(plan, args.split)
+    rows = check_inputs(plan, args.split, progress=not args.quiet)
     print(format_check_table(rows))
     return 0 if rows and all(r.ok for r in rows) else 1
 
