@@ -3,6 +3,7 @@ input is reused only while the object store describes it as when it was fetched 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from misi_geom.samples import sample_root
 from misi_tasks.engine.cli import main
 from misi_tasks.engine.remote import download_input
+from misi_tasks.engine.units import work_dir_for
 
 
 def _upload(s3, prefix: str) -> dict[str, bytes]:
@@ -97,3 +99,23 @@ def test_the_refusal_of_a_foreign_prefix_says_other_files_are_kept(s3, tmp_path:
     assert err.count("\n") == 1 and "other files are kept" in err and "everything" not in err
     assert main([*argv, "--overwrite"]) == 0
     assert s3.get_object(Bucket="misi", Key="out/notes.txt")["Body"].read() == b"mine"
+
+
+def test_a_plain_rerun_after_a_remote_edit_does_not_report_the_old_dataset_done(s3, tmp_path: Path, capsys):
+    files = _upload(s3, "in")
+    out, stage = tmp_path / "out", tmp_path / "stage"
+    argv = ["--input", "s3://misi/in", "--out", str(out), "--stage", str(stage), "--task", "translation",
+            "--split", "test", "--size", "64", "--workers", "1", "--quiet"]
+    assert main(argv) == 0
+    state = work_dir_for(out) / "state.json"
+    first = json.loads(state.read_text())["config"]["input_version"]
+    assert main(argv) == 0  # unchanged: resumes, done
+    key = "in/1h1d/1h1d_pocket.pdb"
+    s3.put_object(Bucket="misi", Key=key, Body=_same_size_edit(files[key]))
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "generated with other arguments" in err and "input_version" in err
+    assert main([*argv, "--overwrite"]) == 0  # regenerated from the new input
+    assert json.loads(state.read_text())["config"]["input_version"] != first
+    assert (stage / "input" / "in" / "1h1d" / "1h1d_pocket.pdb").read_bytes() == _same_size_edit(files[key])

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
-from misi_tasks.engine.remote import RemoteError, check_url, download_input, is_url, stage_dir, upload_output
+from misi_tasks.engine.remote import (RemoteError, check_url, download_input, is_url, stage_dir, staged_version,
+                                     upload_output)
 from misi_tasks.spec.names import TASK_NAMES, resolve_task
 from misi_tasks.spec.registry import task_spec
 from misi_tasks.version import package_version
@@ -179,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             check_url(remote_out)
         input_dir = (download_input(remote_in, stage / "input") if remote_in
                      else Path(args.input) if args.input else sample_root())
+        input_version = staged_version(remote_in, stage / "input") if remote_in else None
     except (RemoteError, OSError) as exc:
         print(f"misi-gen: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
@@ -203,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         backend=args.backend,
         ray_address=args.ray_address,
         overwrite=args.overwrite,
+        input_version=input_version,
     )
     if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
         image_maker_memory()

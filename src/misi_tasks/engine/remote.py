@@ -12,7 +12,9 @@ fetched: its *fingerprint* (what fsspec's listing gives: ETag, checksums, last-m
 generation, size; see :func:`fingerprint`) is recorded beside the stage in ``.<name>.fetched.json``
 with the local copy's size and mtime.  A file whose fingerprint changed (an edited PDB keeps its size:
 fixed-width columns), whose local copy was touched, or whose store gives nothing but a size, is
-fetched again.
+fetched again.  :func:`staged_version` sums the recorded fingerprints up: it is part of the run's
+fingerprint, so a rerun after the remote input changed does not report the old dataset as done; it
+is refused as "generated with other arguments" until ``--overwrite`` regenerates it from the new input.
 
 The remote output is protected like a local one: if it already holds files that are not the
 dataset's (another dataset, someone's own files), the upload is refused unless ``--overwrite``,
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["RemoteError", "check_url", "download_input", "fingerprint", "is_url", "published_files", "stage_dir",
-           "upload_output"]
+           "staged_version", "upload_output"]
 
 #: What misi-gen publishes in OUT (everything else there is its own or the user's).
 PUBLISHED = ("README.md", "failures.txt", "figures", "data")
@@ -166,6 +168,18 @@ def _download(url: str, stage: Path) -> Path:
         tmp.write_text(json.dumps(fresh, indent=1, sort_keys=True))
         os.replace(tmp, record_path)
     return local
+
+
+def staged_version(url: str, stage: Path) -> str:
+    """A short hash of the remote fingerprints of the input :func:`download_input` staged from ``url``
+    into ``stage`` (the same while the store's files are the same)."""
+    name = Path(_fs(url)[1]).name or "input"
+    try:
+        record = json.loads((stage / f".{name}.fetched.json").read_text())
+    except (OSError, ValueError):
+        record = {}
+    remote = {k: v.get("remote") for k, v in sorted(record.items())}
+    return hashlib.sha256(json.dumps(remote, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def published_files(out: Path) -> list[str]:
