@@ -16,8 +16,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from misi_tasks.spec.names import TASK_CODES
-from misi_tasks.spec.registry import DEFAULT_SPECS
+from misi_tasks.definitions.registry import DEFAULT_SPECS, TASK_CODES
 
 __all__ = [
     "ItemView",
