@@ -144,7 +144,8 @@ def perceive_bond_orders(mol, path: str | Path, label: str):
     """Bond orders and charges by RDKit's ``DetermineBondOrders``; returns ``(mol, warnings)``.
 
     Needs explicit hydrogens on the ligand; raises :class:`MisiInputError` without them, for more than
-    :data:`MAX_PERCEIVE_HEAVY_ATOMS` heavy atoms, or when no total charge in :data:`PERCEIVE_CHARGES` gives a radical-free molecule.
+    :data:`MAX_PERCEIVE_HEAVY_ATOMS` heavy atoms, or when no total charge in :data:`PERCEIVE_CHARGES`
+    gives a radical-free molecule.
     """
     from rdkit import Chem, RDLogger
     from rdkit.Chem import Descriptors, rdDetermineBonds

@@ -87,7 +87,8 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
             if why is None:
                 plan.sources[d.name] = FolderSource(d)
             else:
-                plan.failures[shown_id(d.name)] = f"{shown_id(str(d))}: the folder's name cannot be a complex id ({why})"
+                why = f"{shown_id(str(d))}: the folder's name cannot be a complex id ({why})"
+                plan.failures[shown_id(d.name)] = why
         return plan
     if not path.is_file():
         raise ValueError(f"{path}: input file not found")
