@@ -91,3 +91,27 @@ def test_the_root_folder_is_refused_in_one_line_and_nothing_is_created(inputs, c
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "/: is the root folder" in err
     assert set(os.listdir("/")) == before
+
+
+def test_two_runs_started_together_through_two_paths_never_both_own_the_folder(inputs, tmp_path):
+    """Whatever the interleaving: a run that says it succeeded left its whole dataset there, and a run
+    that did not was refused by the lock in one line (never a traceback, never a half dataset)."""
+    import sys
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parents[2] / "src"),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    procs = [subprocess.Popen([sys.executable, "-m", "misi_tasks.engine.cli", "--input", str(inputs), "--out",
+                               str(out), "--task", "translation", "--size", "64", "--workers", "1", "--quiet",
+                               "--overwrite"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for out in (real, tmp_path / "link")]
+    results = [(p.wait(timeout=600), p.stderr.read()) for p in procs]
+    assert any(code == 0 for code, _ in results)
+    for code, err in results:
+        assert "Traceback" not in err
+        if code != 0:
+            assert code == 2 and "another misi-gen run is writing this folder" in err and err.count("\n") == 1
+    assert (real / "README.md").is_file() and len(list((real / "data" / "translation").glob("*.parquet"))) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".real.misi-gen", "link", "real"]
