@@ -35,6 +35,7 @@ ligand file's (aromatic bonds 1.5), not re-perceived from geometry as Open Babel
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -66,6 +67,10 @@ _RING_ATOMS = {
     "TRP": (("CG", "CD1", "NE1", "CE2", "CD2"), ("CD2", "CE2", "CZ2", "CH2", "CZ3", "CE3")),
 }
 _HALOGENS = ("F", "Cl", "Br", "I")
+_RESIDUES_OF_INTEREST = frozenset(_CHARGED_ATOMS) | frozenset(_RING_ATOMS)
+#: Atom-level pocket groups are searched among atoms this close to the ligand (Å): above every
+#: atom-to-atom reach (hydrophobic and halogen 4.0 Å, metal 3.0 Å).
+_ATOM_SHELL = 4.5
 #: Pocket residues within this distance (Å, any atom) of a ligand heavy atom are perceived (PLIP's
 #: binding site: atoms within 7.5 Å; the largest reach, cation–π 6.0 Å, stays inside).
 SITE_DIST = 8.0
@@ -120,7 +125,7 @@ def _angle(u: np.ndarray, v: np.ndarray) -> float:
     return float(np.degrees(np.arccos(np.clip(np.dot(u, v) / (nu * nv), -1.0, 1.0))))
 
 
-def ring_is_planar(coord: np.ndarray, ring: list[int], nbrs: list[list[int]], max_dev: float = 5.0) -> bool:
+def ring_is_planar(coord: np.ndarray, ring: list[int], nbrs, max_dev: float = 5.0) -> bool:
     """PLIP's planarity test: the normals at every ring atom (cross product of the bonds to its two
     ring neighbours) lie within ``max_dev`` degrees of each other (or of anti-parallel)."""
     members = set(ring)
@@ -141,7 +146,9 @@ def ring_is_planar(coord: np.ndarray, ring: list[int], nbrs: list[list[int]], ma
 def ring_normal(coord: np.ndarray, ring: list[int]) -> np.ndarray:
     """Unit normal from ring atoms 0, 2, 4 (in atom order), as PLIP computes it."""
     a, b, c = coord[ring[0]], coord[ring[2]], coord[ring[4]]
-    return _unit(np.cross(b - a, a - c))
+    u, v = b - a, a - c
+    n = np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
+    return _unit(n)
 
 
 class Perception:
@@ -150,35 +157,44 @@ class Perception:
     def __init__(self, c: Complex) -> None:
         self.c = c
         n = len(c)
-        self.nbrs: list[list[int]] = [[] for _ in range(n)]
+        lig = c.is_ligand & ~c.is_hydrogen
+        # distance of every pocket atom to the nearest ligand heavy atom (inf beyond SITE_DIST): one
+        # KD-tree query that bounds every group's search
+        self.lig_dist = np.full(n, np.inf)
+        pocket = np.flatnonzero(~c.is_ligand)
+        if lig.any() and len(pocket):
+            self.lig_dist[pocket] = cKDTree(c.coord[lig]).query(c.coord[pocket], k=1,
+                                                                distance_upper_bound=SITE_DIST)[0]
+        self.site = np.zeros(n, dtype=bool)
+        near = pocket[self.lig_dist[pocket] < SITE_DIST]
+        if len(near):
+            self.site[pocket] = np.isin(c.res_index[pocket], np.unique(c.res_index[near]))
+        keep = self.site | c.is_ligand
+        b = c.bonds[keep[c.bonds[:, 0]] & keep[c.bonds[:, 1]]] if len(c.bonds) else c.bonds
+        o = c.bond_order[keep[c.bonds[:, 0]] & keep[c.bonds[:, 1]]] if len(c.bonds) else c.bond_order
+        self.nbrs: defaultdict[int, list[int]] = defaultdict(list)  # atoms of the site and the ligand
         self.order: dict[tuple[int, int], float] = {}
-        for (i, j), o in zip(c.bonds.tolist(), c.bond_order.tolist()):
+        for (i, j), w in zip(b.tolist(), o.tolist()):
             self.nbrs[i].append(j)
             self.nbrs[j].append(i)
-            self.order[(i, j)] = self.order[(j, i)] = o
+            self.order[(i, j)] = self.order[(j, i)] = w
         self.is_h = c.is_hydrogen.tolist()
         self.el = c.element.tolist()
         self._cache: dict[tuple[str, bool], GroupSet] = {}
 
     # --- selections ----------------------------------------------------------------------------
     @cached_property
-    def site(self) -> np.ndarray:
-        """Pocket atoms of whole residues with an atom within :data:`SITE_DIST` of the ligand (bool)."""
-        c = self.c
-        lig = c.is_ligand & ~c.is_hydrogen
-        out = np.zeros(len(c), dtype=bool)
-        if not lig.any() or lig.all():
-            return out
-        pocket = np.flatnonzero(~c.is_ligand)
-        hits = cKDTree(c.coord[lig]).query_ball_point(c.coord[pocket], SITE_DIST, return_length=True)
-        res = np.unique(c.res_index[pocket[hits > 0]])
-        out[pocket] = np.isin(c.res_index[pocket], res)
+    def receptor(self) -> np.ndarray:
+        """Site atoms (pocket atoms of whole residues with an atom within :data:`SITE_DIST` of a
+        ligand heavy atom) of amino-acid residues (bool)."""
+        out = np.zeros(len(self.c), dtype=bool)
+        rows = np.flatnonzero(self.site)
+        out[rows] = np.isin(self.c.res_name[rows], list(AMINO_ACIDS))
         return out
 
-    @cached_property
-    def receptor(self) -> np.ndarray:
-        """Site atoms of amino-acid residues (bool)."""
-        return self.site & np.isin(self.c.res_name, list(AMINO_ACIDS))
+    def _close(self, mask: np.ndarray, within: float) -> np.ndarray:
+        """Rows of ``mask`` within ``within`` Å of a ligand heavy atom."""
+        return np.flatnonzero(mask & (self.lig_dist < within))
 
     def heavy(self, i: int) -> list[int]:
         return [j for j in self.nbrs[i] if not self.is_h[j]]
@@ -200,19 +216,21 @@ class Perception:
         return self._cache[key]
 
     # --- pocket ---------------------------------------------------------------------------------
-    def _residue_atoms(self):
-        """(residue name, {atom name: row}) per receptor residue, in file order."""
+    @cached_property
+    def _residue_atoms(self) -> list[tuple[str, dict[str, int]]]:
+        """(residue name, {atom name: row}) per receptor residue with rings or charges, in file order."""
         c = self.c
         rows = np.flatnonzero(self.receptor & ~c.is_hydrogen)
+        rows = rows[np.isin(c.res_name[rows], list(_RESIDUES_OF_INTEREST))]
         out: dict[int, tuple[str, dict[str, int]]] = {}
-        for i in rows.tolist():
-            r = int(c.res_index[i])
-            out.setdefault(r, (str(c.res_name[i]), {}))[1].setdefault(str(c.atom_name[i]), i)
+        for i, r, name, atom in zip(rows.tolist(), c.res_index[rows].tolist(), c.res_name[rows].tolist(),
+                                    c.atom_name[rows].tolist()):
+            out.setdefault(r, (name, {}))[1].setdefault(atom, i)
         return list(out.values())
 
     def _pocket_ring(self):
         coord, rows = self.c.coord, []
-        for name, atoms in self._residue_atoms():
+        for name, atoms in self._residue_atoms:
             for ring_names in _RING_ATOMS.get(name, ()):
                 if all(a in atoms for a in ring_names):
                     ring = sorted(atoms[a] for a in ring_names)
@@ -222,7 +240,7 @@ class Perception:
 
     def _pocket_charged(self, negative: bool):
         coord, rows = self.c.coord, []
-        for name, atoms in self._residue_atoms():
+        for name, atoms in self._residue_atoms:
             if name in _CHARGED_ATOMS and (name in _NEGATIVE) == negative:
                 group = sorted(atoms[a] for a in _CHARGED_ATOMS[name] if a in atoms)
                 if group:
@@ -235,19 +253,21 @@ class Perception:
     def _pocket_anion(self):
         return self._pocket_charged(True)
 
-    def _carbons(self, mask: np.ndarray):
-        rows = []
-        for i in np.flatnonzero(mask & (self.c.element == "C")).tolist():
+    def _carbons(self, rows: np.ndarray):
+        rows = rows[self.c.element[rows] == "C"]
+        out = []
+        for i in rows.tolist():
             if all(self.el[j] in ("C", "H") for j in self.nbrs[i]):
-                rows.append(((i,), self.c.coord[i], None, None, "carbon"))
-        return rows
+                out.append(((i,), self.c.coord[i], None, None, "carbon"))
+        return out
 
     def _pocket_hydrophobic(self):
-        return self._carbons(self.receptor)
+        return self._carbons(self._close(self.receptor, _ATOM_SHELL))
 
     def _pocket_halogen_acceptor(self):
         rows = []
-        for i in np.flatnonzero(self.receptor & np.isin(self.c.element, ["O", "N", "S"])).tolist():
+        atoms = self._close(self.receptor, _ATOM_SHELL)
+        for i in atoms[np.isin(self.c.element[atoms], ["O", "N", "S"])].tolist():
             y = [j for j in self.nbrs[i] if self.el[j] in ("C", "N", "P", "S")]
             if len(y) == 1:
                 rows.append(((i,), self.c.coord[i], None, self.c.coord[y[0]], self.el[i]))
@@ -255,8 +275,10 @@ class Perception:
 
     def _pocket_metal(self):
         c = self.c
-        ions = self.site & np.isin(np.char.upper(c.res_name), list(METAL_IONS)) & np.isin(c.element, list(METALS))
-        return [((i,), c.coord[i], None, None, str(c.element[i])) for i in np.flatnonzero(ions).tolist()]
+        rows = self._close(self.site, _ATOM_SHELL)
+        rows = rows[np.isin(c.element[rows], list(METALS))]
+        rows = rows[np.isin(np.char.upper(c.res_name[rows]), list(METAL_IONS))]
+        return [((i,), c.coord[i], None, None, str(c.element[i])) for i in rows.tolist()]
 
     # --- ligand ---------------------------------------------------------------------------------
     @cached_property
@@ -336,7 +358,7 @@ class Perception:
         return self._ligand_charged(True)
 
     def _ligand_hydrophobic(self):
-        return self._carbons(self.c.is_ligand)
+        return self._carbons(np.flatnonzero(self.c.is_ligand))
 
     def _ligand_halogen_donor(self):
         rows = []
