@@ -106,6 +106,7 @@ ALLOWED = {
     "misi_tasks.export": {"misi_tasks.spec", "misi_tasks.eval"},
     "misi_tasks.view": {"misi_tasks.spec", "misi_tasks.eval"},
     "misi_tasks.inputs": {"misi_geom", "misi_tasks.tasks"},
+    "misi_tasks.interactions": {"misi_geom", "misi_tasks.inputs"},  # misi-interactions: one complex profiled
     "misi_tasks.tasks": {"misi_geom", "misi_render", "misi_tasks.spec"},
     "misi_tasks.engine": {"misi_geom", "misi_render", "misi_tasks.spec", "misi_tasks.tasks",
                           "misi_tasks.inputs", "misi_tasks.eval", "misi_tasks.view"},
