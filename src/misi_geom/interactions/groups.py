@@ -35,6 +35,7 @@ ligand file's (aromatic bonds 1.5), not re-perceived from geometry as Open Babel
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
@@ -114,33 +115,25 @@ class GroupSet:
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
+    n = math.sqrt(float(v[0]) ** 2 + float(v[1]) ** 2 + float(v[2]) ** 2)
     return v / n if n > 0 else v
-
-
-def _angle(u: np.ndarray, v: np.ndarray) -> float:
-    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-    if nu == 0 or nv == 0:
-        return 0.0
-    return float(np.degrees(np.arccos(np.clip(np.dot(u, v) / (nu * nv), -1.0, 1.0))))
 
 
 def ring_is_planar(coord: np.ndarray, ring: list[int], nbrs, max_dev: float = 5.0) -> bool:
     """PLIP's planarity test: the normals at every ring atom (cross product of the bonds to its two
     ring neighbours) lie within ``max_dev`` degrees of each other (or of anti-parallel)."""
     members = set(ring)
-    normals = []
-    for a in ring:
-        rn = [j for j in nbrs[a] if j in members]
-        if len(rn) < 2:
-            return False
-        normals.append(np.cross(coord[rn[0]] - coord[a], coord[rn[1]] - coord[a]))
-    for i in range(len(normals)):
-        for j in range(i + 1, len(normals)):
-            ang = _angle(normals[i], normals[j])
-            if max_dev < ang < 180.0 - max_dev:
-                return False
-    return True
+    pairs = [[j for j in nbrs[a] if j in members][:2] for a in ring]
+    if any(len(p) < 2 for p in pairs):
+        return False
+    at = coord[ring]
+    p = np.array(pairs)
+    n = np.cross(coord[p[:, 0]] - at, coord[p[:, 1]] - at)
+    length = np.linalg.norm(n, axis=1)
+    if not length.all():
+        return False
+    n /= length[:, None]
+    return bool(np.all(np.abs(n @ n.T) >= np.cos(np.radians(max_dev)) - 1e-12))
 
 
 def ring_normal(coord: np.ndarray, ring: list[int]) -> np.ndarray:
