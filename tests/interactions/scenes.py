@@ -27,8 +27,8 @@ def pocket_residue(name: str, atoms: dict[str, tuple], res_id: int = 10, chain: 
     xyz = np.array([atoms[a] for a in names], float)
     bonds = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))
              if np.linalg.norm(xyz[i] - xyz[j]) < 1.75]
-    return Complex.from_atoms(xyz, [element or a[0] for a in names], names, res_name=name, res_id=res_id, chain_id=chain,
-                              is_ligand=False, bonds=bonds)
+    return Complex.from_atoms(xyz, [element or a[0] for a in names], names, res_name=name, res_id=res_id,
+                              chain_id=chain, is_ligand=False, bonds=bonds)
 
 
 def phe(centre, normal, res_id: int = 10) -> Complex:

@@ -49,7 +49,8 @@ class CationPi(Interaction):
         c = perception.c
         keep = []
         for x in contacts:
-            his = x.geometry.get("pocket_role") == "cation" and str(c.res_name[x.pocket_atoms[0]]).startswith(("HI", "HS"))
+            name = str(c.res_name[x.pocket_atoms[0]])
+            his = x.geometry.get("pocket_role") == "cation" and name.startswith(("HI", "HS"))
             if his and any(l == x.ligand_atoms and c.res_index[p[0]] == c.res_index[x.pocket_atoms[0]]
                            for p, l in stacks):
                 continue

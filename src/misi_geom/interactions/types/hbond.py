@@ -52,7 +52,9 @@ class HBondInteraction(Interaction):
         crit = []
         for d in v.directions:
             label = "ligand donor" if c.is_ligand[d.donor] else "pocket donor"
-            crit.append(Criterion(label, ", ".join(d.failed_tests) or "ok", d.passed))
+            failed = f" [{', '.join(d.failed_tests)}]" if d.failed_tests else ""
+            value = f"{d.donor_class}->{d.acceptor_class}{failed}"
+            crit.append(Criterion(label, value, d.passed))
         if not crit:
             return Verdict(self.name, (), "neither direction has a typed donor and acceptor")
         if any(x.passed for x in crit):  # one direction suffices
