@@ -97,12 +97,12 @@ class GroupSet:
         """From (atoms, point, normal or None, partner or None, kind) rows."""
         if not rows:
             z = np.zeros((0, 3))
-            return cls((), z, z, z, np.zeros(0, dtype="<U16"), role)
+            return cls((), z, z, z, np.zeros(0, dtype="<U32"), role)
         atoms = tuple(tuple(int(i) for i in r[0]) for r in rows)
         point = np.array([r[1] for r in rows], dtype=np.float64).reshape(-1, 3)
         normal = np.array([np.zeros(3) if r[2] is None else r[2] for r in rows], dtype=np.float64)
         partner = np.array([r[1] if r[3] is None else r[3] for r in rows], dtype=np.float64)
-        return cls(atoms, point, normal, partner, np.array([r[4] for r in rows], dtype="<U16"), role)
+        return cls(atoms, point, normal, partner, np.array([r[4] for r in rows], dtype="<U32"), role)
 
     def __len__(self) -> int:
         return len(self.atoms)
