@@ -162,9 +162,10 @@ class Perception:
         near = pocket[self.lig_dist[pocket] < SITE_DIST]
         if len(near):
             self.site[pocket] = np.isin(c.res_index[pocket], np.unique(c.res_index[near]))
-        keep = self.site | c.is_ligand
-        b = c.bonds[keep[c.bonds[:, 0]] & keep[c.bonds[:, 1]]] if len(c.bonds) else c.bonds
-        o = c.bond_order[keep[c.bonds[:, 0]] & keep[c.bonds[:, 1]]] if len(c.bonds) else c.bond_order
+        # bonds are read only around the ligand and the pocket atoms that atom-level groups test
+        keep = c.is_ligand | (self.lig_dist < _ATOM_SHELL)
+        sel = keep[c.bonds[:, 0]] | keep[c.bonds[:, 1]] if len(c.bonds) else np.zeros(0, dtype=bool)
+        b, o = c.bonds[sel], c.bond_order[sel]
         self.nbrs: defaultdict[int, list[int]] = defaultdict(list)  # atoms of the site and the ligand
         self.order: dict[tuple[int, int], float] = {}
         for (i, j), w in zip(b.tolist(), o.tolist()):
@@ -182,7 +183,7 @@ class Perception:
         ligand heavy atom) of amino-acid residues (bool)."""
         out = np.zeros(len(self.c), dtype=bool)
         rows = np.flatnonzero(self.site)
-        out[rows] = np.isin(self.c.res_name[rows], list(AMINO_ACIDS))
+        out[rows] = [r in AMINO_ACIDS for r in self.c.res_name[rows].tolist()]
         return out
 
     def _close(self, mask: np.ndarray, within: float) -> np.ndarray:
@@ -214,7 +215,7 @@ class Perception:
         """(residue name, {atom name: row}) per receptor residue with rings or charges, in file order."""
         c = self.c
         rows = np.flatnonzero(self.receptor & ~c.is_hydrogen)
-        rows = rows[np.isin(c.res_name[rows], list(_RESIDUES_OF_INTEREST))]
+        rows = rows[[r in _RESIDUES_OF_INTEREST for r in c.res_name[rows].tolist()]]
         out: dict[int, tuple[str, dict[str, int]]] = {}
         for i, r, name, atom in zip(rows.tolist(), c.res_index[rows].tolist(), c.res_name[rows].tolist(),
                                     c.atom_name[rows].tolist()):
@@ -269,8 +270,8 @@ class Perception:
     def _pocket_metal(self):
         c = self.c
         rows = self._close(self.site, _ATOM_SHELL)
-        rows = rows[np.isin(c.element[rows], list(METALS))]
-        rows = rows[np.isin(np.char.upper(c.res_name[rows]), list(METAL_IONS))]
+        rows = rows[[e in METALS and r.upper() in METAL_IONS
+                     for e, r in zip(c.element[rows].tolist(), c.res_name[rows].tolist())]]
         return [((i,), c.coord[i], None, None, str(c.element[i])) for i in rows.tolist()]
 
     # --- ligand ---------------------------------------------------------------------------------
