@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from misi_geom.interactions import (
-    REGISTRY,
+    INTERACTION_TYPES,
     Interaction,
     SaltBridge,
     Threshold,
@@ -24,7 +24,7 @@ def test_every_issue_type_is_declared_in_order():
 
 
 def test_every_threshold_has_a_unit_and_meaning():
-    for cls in REGISTRY.values():
+    for cls in INTERACTION_TYPES.values():
         for name, t in cls.thresholds.items():
             assert t.unit in ("Å", "°") and t.doc, (cls.name, name)
 

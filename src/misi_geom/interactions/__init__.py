@@ -27,7 +27,7 @@ _load_all()
 
 from misi_geom.interactions.base import (  # noqa: E402
     MIN_DIST,
-    REGISTRY,
+    INTERACTION_TYPES,
     Contact,
     Criterion,
     Interaction,
@@ -47,7 +47,7 @@ from misi_geom.interactions.types.pi_stacking import PiStacking  # noqa: E402
 from misi_geom.interactions.types.salt_bridge import SaltBridge  # noqa: E402
 
 __all__ = [
-    "MIN_DIST", "REGISTRY", "Contact", "Criterion", "Interaction", "Threshold", "Verdict", "candidate_pairs",
+    "MIN_DIST", "INTERACTION_TYPES", "Contact", "Criterion", "Interaction", "Threshold", "Verdict", "candidate_pairs",
     "GroupSet", "Perception", "find_interactions", "interaction_types", "format_table", "residue_label",
     "to_records", "CationPi", "HalogenBond", "HBondInteraction", "Hydrophobic", "PLIP_TARGETS",
     "MetalCoordination", "PiStacking", "SaltBridge",

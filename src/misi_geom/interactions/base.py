@@ -32,13 +32,13 @@ from scipy.spatial import cKDTree
 from misi_geom.complex import Complex
 from misi_geom.interactions.groups import GroupSet, Perception
 
-__all__ = ["MIN_DIST", "Threshold", "Contact", "Criterion", "Verdict", "Interaction", "REGISTRY", "candidate_pairs"]
+__all__ = ["MIN_DIST", "Threshold", "Contact", "Criterion", "Verdict", "Interaction", "INTERACTION_TYPES", "candidate_pairs"]
 
 #: Smallest distance any interaction accepts, Å (PLIP ``MIN_DIST``): overlapping atoms are no contact.
 MIN_DIST = 0.5
 
 #: Every declared type by name, in declaration (import) order.
-REGISTRY: dict[str, type["Interaction"]] = {}
+INTERACTION_TYPES: dict[str, type["Interaction"]] = {}
 
 
 @dataclass(frozen=True)
@@ -145,9 +145,9 @@ class Interaction:
             found.update({k: v for k, v in vars(klass).items() if isinstance(v, Threshold)})
         cls.thresholds = found
         if cls.name:
-            if cls.name in REGISTRY and REGISTRY[cls.name].__qualname__ != cls.__qualname__:
+            if cls.name in INTERACTION_TYPES and INTERACTION_TYPES[cls.name].__qualname__ != cls.__qualname__:
                 raise ValueError(f"interaction type {cls.name!r} is declared twice")
-            REGISTRY[cls.name] = cls
+            INTERACTION_TYPES[cls.name] = cls
 
     def __init__(self, **thresholds: float) -> None:
         for key, value in thresholds.items():

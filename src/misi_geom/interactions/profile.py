@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from misi_geom.complex import Complex
-from misi_geom.interactions.base import REGISTRY, Contact, Interaction
+from misi_geom.interactions.base import INTERACTION_TYPES, Contact, Interaction
 from misi_geom.interactions.groups import Perception
 
 __all__ = ["find_interactions", "interaction_types"]
@@ -13,7 +13,7 @@ __all__ = ["find_interactions", "interaction_types"]
 
 def interaction_types() -> tuple[str, ...]:
     """Names of the declared types, in evaluation order."""
-    return tuple(REGISTRY)
+    return tuple(INTERACTION_TYPES)
 
 
 def _ordered(decls: list[Interaction]) -> list[Interaction]:
@@ -49,13 +49,13 @@ def find_interactions(
     if not isinstance(c, Complex):
         raise TypeError(f"find_interactions needs a Complex, got {type(c).__name__}")
     decls: list[Interaction] = []
-    for t in (types if types is not None else REGISTRY):
+    for t in (types if types is not None else INTERACTION_TYPES):
         if isinstance(t, Interaction):
             decls.append(t)
-        elif t in REGISTRY:
-            decls.append(REGISTRY[t]())
+        elif t in INTERACTION_TYPES:
+            decls.append(INTERACTION_TYPES[t]())
         else:
-            raise ValueError(f"unknown interaction type {t!r} (known: {', '.join(REGISTRY)})")
+            raise ValueError(f"unknown interaction type {t!r} (known: {', '.join(INTERACTION_TYPES)})")
     per = Perception(c)
     found: dict[str, list[Contact]] = {}
     for d in _ordered(decls):

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Sequence
 
 from misi_geom.errors import MisiInputError
-from misi_geom.interactions import REGISTRY, find_interactions, format_table, residue_label, to_records
+from misi_geom.interactions import INTERACTION_TYPES, find_interactions, format_table, residue_label, to_records
 from misi_tasks.version import package_version
 
 __all__ = ["build_parser", "main"]
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ligand", default=None, help="with a PDB/mmCIF input: RESNAME[:CHAIN[:RESNUM]] or a ligand file")
     p.add_argument("--smiles", default=None, help="with --ligand: SMILES whose bond orders the ligand takes")
     p.add_argument("--id", default=None, help="which complex, when INPUT names several")
-    p.add_argument("--type", default=None, help=f"comma-separated types (default: all: {', '.join(REGISTRY)})")
+    p.add_argument("--type", default=None, help=f"comma-separated types (default: all: {', '.join(INTERACTION_TYPES)})")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--explain", nargs=2, metavar=("RESIDUE", "LIGAND_ATOM"),
                    help='why a residue (as printed, e.g. "ARG 45 A") and a ligand atom do or do not interact')
@@ -80,7 +80,7 @@ def _explain(c, types, residue: str, atom: str) -> list[str]:
         raise ValueError(f"no ligand atom named {atom!r}")
     lines = []
     for name in types:
-        decl = REGISTRY[name]()
+        decl = INTERACTION_TYPES[name]()
         best = None
         for i in pocket:
             v = decl.explain(c, [i], lig[:1])
@@ -96,10 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-interactions``; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        types = [t.strip() for t in args.type.split(",") if t.strip()] if args.type else list(REGISTRY)
-        unknown = [t for t in types if t not in REGISTRY]
+        types = [t.strip() for t in args.type.split(",") if t.strip()] if args.type else list(INTERACTION_TYPES)
+        unknown = [t for t in types if t not in INTERACTION_TYPES]
         if unknown:
-            raise ValueError(f"unknown interaction type {unknown[0]!r} (known: {', '.join(REGISTRY)})")
+            raise ValueError(f"unknown interaction type {unknown[0]!r} (known: {', '.join(INTERACTION_TYPES)})")
         c = _load(args)
         if args.explain:
             print("\n".join(_explain(c, types, *args.explain)))
