@@ -32,7 +32,8 @@ from scipy.spatial import cKDTree
 from misi_geom.complex import Complex
 from misi_geom.interactions.groups import GroupSet, Perception
 
-__all__ = ["MIN_DIST", "Threshold", "Contact", "Criterion", "Verdict", "Interaction", "INTERACTION_TYPES", "candidate_pairs"]
+__all__ = ["MIN_DIST", "Threshold", "Contact", "Criterion", "Verdict", "Interaction", "INTERACTION_TYPES",
+           "candidate_pairs"]
 
 #: Smallest distance any interaction accepts, Å (PLIP ``MIN_DIST``): overlapping atoms are no contact.
 MIN_DIST = 0.5
