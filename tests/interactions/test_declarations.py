@@ -15,7 +15,7 @@ from misi_geom.interactions import (
     interaction_types,
 )
 
-from scenes import join, ligand, pocket_residue
+from interaction_scenes import join, ligand, pocket_residue
 
 
 def test_every_issue_type_is_declared_in_order():

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from misi_geom.interactions import HalogenBond, MetalCoordination, PLIP_TARGETS, find_interactions
 
-from scenes import benzene_ligand, join, ligand, phe, pocket_residue, ring_coords
+from interaction_scenes import benzene_ligand, join, ligand, phe, pocket_residue, ring_coords
 
 
 def _rot_x(deg: float) -> np.ndarray:
