@@ -2,7 +2,8 @@
 
 For each data set -- the dev complexes as given (``dev``), their H-free copies (``strip_h``:
 ``strip_hydrogens.py`` copies loaded the normal way, against PLIP run with ``--strip-h``) and
-moved-ligand copies (``perturbed``: ``perturb_poses.py --copies 1 --seed 0``, new geometry) --
+moved-ligand copies (``perturbed``: ``perturb_poses.py --copies 3 --seed 0``, new geometry) and
+their H-free copies (``perturbed_strip_h``, against PLIP ``--strip-h`` on the moved copies) --
 prints per type, for the complexes used while tuning (``tune``) and those held out (``holdout``:
 ids whose SHA-256 is odd; never looked at while tuning):
 
@@ -15,7 +16,7 @@ H-bonds are left out (PLIP's H-bonds are not the project's reference: ChimeraX i
 ``hbond_agreement.py``).  PLIP's output is read from gzipped JSON fixtures in ``benchmarks/fixtures``
 (``plip_<set>.json.gz``; the command that made each is in ``fixtures/PLIP.md``).  Usage::
 
-    python benchmarks/interaction_agreement.py [--dev /work/shared/data/pdbbind_dev] [--sets dev,strip_h,perturbed]
+    python benchmarks/interaction_agreement.py [--dev /work/shared/data/pdbbind_dev] [--sets dev,strip_h,perturbed,perturbed_strip_h]
         [--mismatches] [--split tune|holdout|all]
     python benchmarks/interaction_agreement.py --plip ORACLE.json[.gz] --complexes DIR
 """
@@ -39,7 +40,9 @@ from misi_geom.interactions import find_interactions, to_records
 DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
 FIXTURES = Path(__file__).with_name("fixtures")
 TYPES = ("salt_bridge", "pi_stacking", "cation_pi", "halogen_bond", "metal", "hydrophobic")
-SETS = ("dev", "strip_h", "perturbed")
+SETS = ("dev", "strip_h", "perturbed", "perturbed_strip_h")
+#: Moved-ligand copies per dev complex (``perturb_poses.py --copies 3 --seed 0``).
+COPIES = 3
 
 
 def split_of(cid: str) -> str:
@@ -66,16 +69,25 @@ def prepare(kind: str, dev: Path, tmp: Path) -> Path:
     if kind == "dev":
         return dev
     out = tmp / kind
-    out.mkdir(parents=True, exist_ok=True)
-    dirs = sorted(p for p in dev.iterdir() if p.is_dir() and any(p.glob(f"{p.name}_ligand.*")))
+    if out.is_dir():
+        return out
+    out.mkdir(parents=True)
     if kind == "strip_h":
+        src = dev
+    elif kind == "perturbed_strip_h":
+        src = prepare("perturbed", dev, tmp)
+    else:
+        src = None
+    dirs = sorted(p for p in (src or dev).iterdir() if p.is_dir() and any(p.glob(f"{p.name}_ligand.*")))
+    if src is not None:
         strip = _bench_module("strip_hydrogens")
         for d in dirs:
             strip.strip_complex(d, out)
     else:
         pert = _bench_module("perturb_poses")
         for d in dirs:
-            pert.perturb_complex(d, out, 0, 0, 20.0, 0.8)
+            for k in range(COPIES):
+                pert.perturb_complex(d, out, k, 0, 20.0, 0.8)
     return out
 
 
