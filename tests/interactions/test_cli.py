@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from misi_geom.samples import sample_dirs
 from misi_tasks.interactions.cli import main
@@ -59,3 +60,21 @@ def test_explain_and_bad_input(capsys):
     assert "unknown interaction type 'ionic'" in capsys.readouterr().err
     assert main([str(_sample("3pvu")), "--explain", "ARG 1 Z", "N9"]) == 2
     assert "no pocket residue 'ARG 1 Z'" in capsys.readouterr().err
+
+
+def test_an_mmcif_entry_and_a_manifest_row_give_the_same_contacts(capsys):
+    """The H-free 4cwb entry with its ligand picked by residue (bond orders from SMILES) and the same
+    pose docked into the apo protein as a manifest row (an SDF without H): the same contacts, by type,
+    residue and distance (atom names differ: the SDF names atoms by element and index)."""
+    data = Path(__file__).resolve().parents[1] / "inputs" / "data"
+    smiles = "[NH2+]=c1[nH]c(=O)c2[nH]c(SCC(=O)c3ccc(-c4ccccc4)cc3)nc2[nH]1"
+    types = "salt_bridge,pi_stacking,cation_pi,halogen_bond,metal"
+
+    def contacts(args):
+        assert main(args + ["--format", "json", "--type", types]) == 0
+        return sorted((r["type"], r["residue"], r["distance"]) for r in json.loads(capsys.readouterr().out))
+
+    entry = contacts([str(data / "4cwb_entry.cif.gz"), "--ligand", "X6L:A", "--smiles", smiles])
+    row = contacts([str(data / "manifest.csv"), "--id", "4cwb_dock_pose1"])
+    assert entry == row
+    assert {("pi_stacking", "PHE 54 A"), ("cation_pi", "PHE 123 A")} <= {t[:2] for t in entry}
