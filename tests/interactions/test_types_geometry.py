@@ -19,7 +19,7 @@ def _rot_x(deg: float) -> np.ndarray:
 def test_pi_stacking_angle_distance_and_offset(angle, height, shift):
     """PHE ring in the xy plane at the origin; a benzene tilted by ``angle`` about x, its centre at
     (shift, 0, height): offset = min of the two projections, known in closed form."""
-    assume(min(abs(angle - a) for a in (0.0, 30.0, 60.0, 90.0)) > 0.05)
+    assume(min(abs(angle - a) for a in (30.0, 60.0)) > 0.05)
     centre = np.array([shift, 0.0, height])
     n2 = _rot_x(angle)
     c = join(phe((0, 0, 0), (0, 0, 1)), benzene_ligand(centre, n2))
@@ -30,7 +30,7 @@ def test_pi_stacking_angle_distance_and_offset(angle, height, shift):
     off2 = float(np.linalg.norm(w - np.dot(w, n2) * n2))
     offset = min(off1, off2)
     assume(abs(d - 5.5) > 1e-3 and abs(offset - 2.0) > 1e-3)
-    kind = "P" if 0 < angle < 30 else "T" if 60 < angle < 120 else None
+    kind = "P" if angle < 30 else "T" if 60 < angle < 120 else None
     expect = d < 5.5 and offset < 2.0 and kind is not None
     assert bool(found) == expect
     if found:

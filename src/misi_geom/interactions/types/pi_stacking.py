@@ -30,7 +30,7 @@ class PiStacking(Interaction):
 
     def criteria(self, m):
         a = m["angle"]
-        parallel = (a > 0) & (a < self.angle_dev)
+        parallel = a < self.angle_dev  # PLIP: 0 < a, which misses exactly parallel rings
         tshape = (a > 90 - self.angle_dev) & (a < 90 + self.angle_dev)
         return [("distance", (m["distance"] > MIN_DIST) & (m["distance"] < self.distance)),
                 ("angle", parallel | tshape),
