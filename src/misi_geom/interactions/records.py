@@ -13,14 +13,15 @@ from typing import Any, Mapping
 
 from misi_geom.complex import Complex
 from misi_geom.interactions.base import Contact
+from misi_geom.residues import atom_residue_label
 
 __all__ = ["residue_label", "to_records", "format_table"]
 
 
 def residue_label(c: Complex, i: int) -> str:
-    """``"ARG 45 A"`` for atom row ``i`` (``"GLY 184A B"`` with an insertion code, ``?`` blank chain)."""
-    chain = str(c.chain_id[i]).strip() or "?"
-    return f"{c.res_name[i]} {int(c.res_id[i])}{c.ins_code[i]} {chain}"
+    """``"ARG 45 A"`` for atom row ``i`` (``"GLY 184A B"`` with an insertion code, ``?`` blank chain):
+    :func:`misi_geom.residues.atom_residue_label` with the chain."""
+    return atom_residue_label(c, i, with_chain=True)
 
 
 def _key(c: Complex, rec: dict, x: Contact) -> tuple:

@@ -26,17 +26,15 @@ from collections.abc import Sequence
 
 from misi_geom.errors import MisiInputError
 from misi_geom.interactions import INTERACTION_TYPES, find_interactions, format_table, residue_label, to_records
-from misi_tasks.version import package_version
+from misi_tasks._cli import new_parser, run
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``misi-interactions``."""
-    p = argparse.ArgumentParser(prog="misi-interactions",
-                                description="Profile the pocket-ligand interactions of one complex (PLIP's types; "
-                                            "H-bonds by ChimeraX's criteria).")
-    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    p = new_parser("misi-interactions", "Profile the pocket-ligand interactions of one complex (PLIP's types; "
+                                        "H-bonds by ChimeraX's criteria).")
     p.add_argument("input", help="a complex folder, a folder or manifest with --id, or a PDB/mmCIF file with --ligand")
     p.add_argument("--ligand", default=None, help="with a PDB/mmCIF input: RESNAME[:CHAIN[:RESNUM]] or a ligand file")
     p.add_argument("--smiles", default=None, help="with --ligand: SMILES whose bond orders the ligand takes")
@@ -92,28 +90,28 @@ def _explain(c, types, residue: str, atom: str) -> list[str]:
     return lines
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``misi-interactions``; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    try:
-        types = [t.strip() for t in args.type.split(",") if t.strip()] if args.type else list(INTERACTION_TYPES)
-        unknown = [t for t in types if t not in INTERACTION_TYPES]
-        if unknown:
-            raise ValueError(f"unknown interaction type {unknown[0]!r} (known: {', '.join(INTERACTION_TYPES)})")
-        c = _load(args)
-        if args.explain:
-            print("\n".join(_explain(c, types, *args.explain)))
-            return 0
-        records = to_records(c, find_interactions(c, types))
-    except (ValueError, MisiInputError) as exc:
-        print(f"misi-interactions: error: {exc}", file=sys.stderr)
-        return 2
+def _profile(args: argparse.Namespace) -> int:
+    types = [t.strip() for t in args.type.split(",") if t.strip()] if args.type else list(INTERACTION_TYPES)
+    unknown = [t for t in types if t not in INTERACTION_TYPES]
+    if unknown:
+        raise ValueError(f"unknown interaction type {unknown[0]!r} (known: {', '.join(INTERACTION_TYPES)})")
+    c = _load(args)
+    if args.explain:
+        print("\n".join(_explain(c, types, *args.explain)))
+        return 0
+    records = to_records(c, find_interactions(c, types))
     if args.format == "json":
         rows = [json.dumps(r, ensure_ascii=False) for r in records]
         print("[\n " + ",\n ".join(rows) + "\n]" if rows else "[]")
     else:
         print(format_table(records) if records else "no interactions found")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``misi-interactions``; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    return run("misi-interactions", lambda: _profile(args), errors=(ValueError, MisiInputError))
 
 
 if __name__ == "__main__":
