@@ -111,7 +111,7 @@ def test_three_harnesses_make_a_leaderboard_with_intervals(export_dataset: Path,
     assert "leaderboard" in out and "human" in out and "Claude Sonnet 4.5" in out
     assert len(rep["comparisons"]) == 2 and rep["comparisons"][0]["a"] == "org/Gold-VL"
     # seeded: the same intervals again; names overridden with --name
-    assert eval_main(argv + ["--name", "gold", "--name", "noisy", "--name", "random"]) == 0
+    assert eval_main(argv + ["--name", "gold", "--name", "noisy", "--name", "random", "--overwrite"]) == 0
     again = json.loads(report.read_text())
     assert [m["name"] for m in again["models"]] == ["gold", "noisy", "random"]
     assert [m["ci95"] for m in again["models"]] == [m["ci95"] for m in rep["models"]]

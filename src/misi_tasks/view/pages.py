@@ -3,10 +3,10 @@
 Plain HTML, one stylesheet and two small scripts of the site's own (the filters of ``items.html``
 and the 3-D view of an item page, drawn by the vendored 3Dmol.js): the site opens from disk
 (``file://``) and from any static host, offline. Every text taken from the dataset or a predictions
-file is escaped. Links are relative: the index is ``index.html``, the filterable list of every shown
-item ``items.html``, a task page ``<task>/index.html``, an item page
-``<task>/<split>-<complex>-<index>.html``, images ``img/<hash>-s.jpg`` / ``-m.jpg`` / ``-k.jpg``
-(key thumbnail), structures ``structures/<complex>.js``.
+file is escaped. Links are relative (page names URL-quoted: a complex id may hold ``#``, ``%`` or a
+space): the index is ``index.html``, the filterable list of every shown item ``items.html``, a task
+page ``<task>/index.html``, an item page ``<task>/<split>-<complex>-<index>.html``, images
+``img/<hash>-s.jpg`` / ``-m.jpg`` / ``-k.jpg`` (key thumbnail), structures ``structures/<complex>.js``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from misi_tasks.definitions.registry import default_specs, task_codes
 
@@ -144,7 +145,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
         code = task_codes().get(tv.task, "?")
         counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
         strip = "".join(_img(f"img/{iv.key or iv.small[0]}", f"{iv.row['id']} key image",
-                             link=f"{tv.task}/{iv.page}") for iv in tv.items[:6] if iv.small)
+                             link=f"{tv.task}/{quote(iv.page)}") for iv in tv.items[:6] if iv.small)
         score = ""
         if tv.mean_score is not None:
             score = (f"<p class=\"score\">mean score {100 * tv.mean_score:.1f}% over {tv.scored} "
@@ -217,9 +218,10 @@ def items_page(tasks: Sequence[TaskView], models: Sequence[str], title: str) -> 
                 cells.append(f"<td class=\"o-{outcome(pred)}\" title=\"{escape(reply[:300])}\">"
                              f"<code>{escape(parsed)}</code> {_badge(pred)}</td>")
             thumb = _img(f"img/{iv.key or iv.small[0]}", f"{row['id']} key image") if iv.small else ""
-            rows.append(f"<tr {' '.join(attrs)}><td><a href=\"{escape(tv.task)}/{escape(iv.page)}\">{thumb}</a></td>"
+            link = escape(f"{tv.task}/{quote(iv.page)}")
+            rows.append(f"<tr {' '.join(attrs)}><td><a href=\"{link}\">{thumb}</a></td>"
                         f"<td><span class=\"code\">{code}</span> {escape(tv.task)}</td>"
-                        f"<td>{escape(row['complex_id'])}</td><td><a href=\"{escape(tv.task)}/{escape(iv.page)}\">"
+                        f"<td>{escape(row['complex_id'])}</td><td><a href=\"{link}\">"
                         f"{escape(row['id'])}</a></td><td><code>{escape(row['answer'])}</code></td>{''.join(cells)}</tr>")
 
     def select(ident: str, label: str, options: Sequence[tuple[str, str]]) -> str:
@@ -286,7 +288,7 @@ def task_page(tv: TaskView, title: str) -> str:
         key = (f"<figure class=\"thumb key\">{_img(f'../img/{iv.key}', f'{rid} key image')}"
                "<figcaption>ligand close-up</figcaption></figure>") if iv.key else ""
         cards.append(
-            f"<article class=\"itemcard\"><h3><a href=\"{escape(iv.page)}\">{escape(row['id'])}</a></h3>"
+            f"<article class=\"itemcard\"><h3><a href=\"{escape(quote(iv.page))}\">{escape(row['id'])}</a></h3>"
             f"<div class=\"strip\">{key}{strip}</div>"
             f"<details class=\"q\"><summary>question</summary><pre class=\"question\">{escape(row['question'])}</pre>"
             f"</details>{_options_line(iv, '../')}"
@@ -430,13 +432,13 @@ def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | 
                   "<p class=\"note\">The complex as in its files, the bound pose (pocket sticks with purple carbons, ligand ball and "
                   "stick in grey, no hydrogens): drag "
                   "to turn, scroll to zoom. Drawn by 3Dmol.js (BSD-3-Clause), bundled with the site.</p></section>"
-                  f"<script src=\"../vendor/3Dmol-min.js\"></script><script src=\"../{escape(iv.structure)}\"></script>"
+                  f"<script src=\"../vendor/3Dmol-min.js\"></script><script src=\"../{escape(quote(iv.structure))}\"></script>"
                   "<script src=\"../view3d.js\"></script>")
     nav = [f"<a href=\"index.html\">&uarr; {code} {escape(row['task'])}</a>"]
     if prev_page:
-        nav.insert(0, f"<a href=\"{escape(prev_page)}\" rel=\"prev\">&larr; previous</a>")
+        nav.insert(0, f"<a href=\"{escape(quote(prev_page))}\" rel=\"prev\">&larr; previous</a>")
     if next_page:
-        nav.append(f"<a href=\"{escape(next_page)}\" rel=\"next\">next &rarr;</a>")
+        nav.append(f"<a href=\"{escape(quote(next_page))}\" rel=\"next\">next &rarr;</a>")
     body = (
         f"<header><nav>{' · '.join(nav)}</nav><h1><span class=\"code\">{code}</span> {escape(row['id'])}</h1>"
         f"<p class=\"counts\">complex {escape(row['complex_id'])} · split {escape(row['split'])} · "
