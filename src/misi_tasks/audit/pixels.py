@@ -1,0 +1,159 @@
+"""Finding atoms in the pixels by their colour: the audit's eyes.
+
+An atom is *seen* at its projected centre when the pixel there has the atom's colour.  Colours are
+the spec's (section 2): O red, N blue, ligand C grey, pocket-residue C alternating purple and orange
+between neighbouring residues, other elements their Jmol CPK colour; the background is black.
+Shading (lighting, depth cue, antialiasing against the black background) scales a colour, so a
+pixel is compared by its *chromaticity*, the colour divided by its brightest channel.  Every image
+is turned once into a map of colour classes (:func:`class_map`): :data:`DARK_CLASS` for pixels too
+dark to tell, the index of the nearest palette colour within :data:`TOLERANCE`, or
+:data:`OTHER_CLASS` (label text, mixed edges).  Labels and sticks cover some centres, so checks
+compare fractions of atoms seen, never single pixels.
+
+>>> import numpy as np
+>>> img = np.zeros((4, 4, 3), np.uint8); img[1, 2] = (200, 8, 8)   # a shaded oxygen at x=2, y=1
+>>> cls = Pixels(img)
+>>> seen(cls, np.array([2.5, 0.5]), np.array([1.5, 1.5]), atom_classes(["O", "O"], [True, True], [0, 0])).tolist()
+[True, False]
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image
+
+__all__ = ["Pixels", "class_map", "classify", "atom_classes", "ball_radii", "seen", "seen_fraction", "unhidden", "in_image",
+           "DARK_CLASS", "OTHER_CLASS", "UNKNOWN"]
+
+_HEX = {  # spec section 2, Jmol CPK for the elements of proteins, ligands and common ions
+    "O": "FF0D0D", "N": "3050F8", "S": "FFFF30", "P": "FF8000", "F": "90E050", "Cl": "1FF01F",
+    "Br": "A62929", "I": "940094", "B": "FFB5B5", "Se": "FFA100", "Mg": "8AFF00", "Ca": "3DFF00",
+    "Zn": "7D80B0", "Fe": "E06633", "Mn": "9C7AC7", "Na": "AB5CF2", "K": "8F40D4", "Cu": "C88033",
+    "Co": "F090A0", "Ni": "50D050", "Cd": "FFD98F", "Hg": "B8B8D0",
+}
+#: Palette entries: elements, then ligand carbon, pocket carbon of even and of odd residues.
+_NAMES = list(_HEX) + ["C ligand", "C even", "C odd"]
+_RGB = np.array([[int(h[i:i + 2], 16) for i in (0, 2, 4)] for h in list(_HEX.values()) + ["909090", "BF99F2", "F2B366"]],
+                dtype=np.float64)
+_CHROMA = (_RGB / _RGB.max(axis=1, keepdims=True)).astype(np.float32)
+#: Van der Waals radii (Å, Bondi) for ball sizes; others 1.8.
+_VDW = {"C": 1.70, "N": 1.55, "O": 1.52, "S": 1.80, "P": 1.80, "F": 1.47, "Cl": 1.75, "Br": 1.85, "I": 1.98}
+#: A pixel whose brightest channel is below this (0-255) shows nothing that can be told apart.
+DARK = 40
+#: Largest chromaticity distance at which a pixel still shows a palette colour.
+TOLERANCE = 0.16
+DARK_CLASS, OTHER_CLASS, UNKNOWN = -1, -2, -3
+
+
+def _lookup_table() -> np.ndarray:
+    """Class of every colour quantised to 5 bits per channel (the centre of its cell)."""
+    q = (np.arange(32) * 8 + 4).astype(np.float32)
+    r, g, b = np.meshgrid(q, q, q, indexing="ij")
+    rgb = np.stack([r, g, b], axis=-1).reshape(-1, 3)
+    top = rgb.max(axis=1)
+    rel = rgb / top[:, None]
+    d = np.sqrt(((rel[:, None, :] - _CHROMA[None]) ** 2).sum(axis=-1))
+    out = np.where(d.min(axis=1) <= TOLERANCE, d.argmin(axis=1), OTHER_CLASS)
+    return np.where(top < DARK, DARK_CLASS, out).astype(np.int8)
+
+
+_LUT = _lookup_table()
+
+
+def classify(image: np.ndarray) -> np.ndarray:
+    """uint8 (H, W, 3) -> int8 (H, W) colour classes (see the module docs)."""
+    q = (image >> 3).astype(np.uint16)
+    return _LUT[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
+
+
+class Pixels:
+    """A decoded image whose colour classes are looked up where they are needed (most checks read a
+    few hundred atom centres, so classifying every pixel would be wasted)."""
+
+    def __init__(self, rgb: np.ndarray) -> None:
+        self.rgb = rgb
+        self.shape = rgb.shape[:2]
+        self._strided: dict[int, np.ndarray] = {}
+
+    def at(self, yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
+        """Classes of the pixels (row ``yi``, column ``xi``), any matching shapes."""
+        return classify(self.rgb[yi, xi])
+
+    def strided(self, stride: int) -> np.ndarray:
+        """The class map of every ``stride``-th row and column (kept)."""
+        if stride not in self._strided:
+            self._strided[stride] = classify(self.rgb[stride // 2::stride, stride // 2::stride])
+        return self._strided[stride]
+
+
+@lru_cache(maxsize=96)
+def class_map(data: bytes) -> Pixels:
+    """PNG bytes -> :class:`Pixels`; the last images are kept (items share their base views)."""
+    with Image.open(io.BytesIO(data)) as im:
+        arr = np.asarray(im.convert("RGB"))
+    return Pixels(arr)
+
+
+def _canon(e: str) -> str:
+    e = str(e).strip()
+    return e[:1].upper() + e[1:].lower()
+
+
+def atom_classes(elements, is_ligand, res_index) -> np.ndarray:
+    """Expected colour class of each atom (:data:`UNKNOWN` for an element without a known colour)."""
+    out = np.full(len(elements), UNKNOWN, dtype=np.int8)
+    for i, (e, lig, r) in enumerate(zip(elements, is_ligand, res_index)):
+        e = _canon(e)
+        name = ("C ligand" if lig else ("C even" if int(r) % 2 == 0 else "C odd")) if e == "C" else e
+        if name in _NAMES:
+            out[i] = _NAMES.index(name)
+    return out
+
+
+def ball_radii(elements, is_ligand, style: str) -> np.ndarray:
+    """Drawn ball radii (Å): ball-and-stick 0.25 (pocket) / 0.30 (ligand) of the vdW radius; spacefill all of it."""
+    vdw = np.array([_VDW.get(_canon(e), 1.8) for e in elements])
+    if style == "spacefill":
+        return vdw
+    return vdw * np.where(np.asarray(is_ligand, dtype=bool), 0.30, 0.25)
+
+
+def in_image(x_px: np.ndarray, y_px: np.ndarray, size: int, margin: float = 0.0) -> np.ndarray:
+    """bool: the projected centre lies inside the image (``margin`` px from its edges)."""
+    return (x_px >= margin) & (x_px < size - margin) & (y_px >= margin) & (y_px < size - margin)
+
+
+def seen(classes: np.ndarray, x_px: np.ndarray, y_px: np.ndarray, atom_cls: np.ndarray) -> np.ndarray:
+    """bool: the pixel under each projected centre has that atom's colour (False off-image or unknown).
+
+    ``x_px``, ``y_px`` may have any leading shape (candidate poses x atoms); ``atom_cls`` is per atom.
+    """
+    h, w = classes.shape
+    xi = np.floor(x_px).astype(np.int64)
+    yi = np.floor(y_px).astype(np.int64)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    yi, xi = np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)
+    got = classes.at(yi, xi) if isinstance(classes, Pixels) else classes[yi, xi]
+    return inside & (got == atom_cls) & (atom_cls >= 0)
+
+
+def seen_fraction(classes: np.ndarray, x_px: np.ndarray, y_px: np.ndarray, atom_cls: np.ndarray,
+                  counted: np.ndarray | None = None) -> float:
+    """Fraction of the ``counted`` atoms (default all) with a known colour inside the image that are seen."""
+    base = (atom_cls >= 0) & in_image(x_px, y_px, classes.shape[1])
+    if counted is not None:
+        base = base & counted
+    return float((seen(classes, x_px, y_px, atom_cls) & base).sum() / max(int(base.sum()), 1))
+
+
+def unhidden(x_px: np.ndarray, y_px: np.ndarray, depth: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+    """bool (N,): no nearer atom's ball covers this atom's centre (the audit's own occlusion test;
+    sticks are thinner than balls and ignored)."""
+    dx = x_px[:, None] - x_px[None, :]
+    dy = y_px[:, None] - y_px[None, :]
+    covers = (dx * dx + dy * dy < (radius_px[None, :] * 0.9) ** 2) & (depth[None, :] > depth[:, None])
+    np.fill_diagonal(covers, False)
+    return ~covers.any(axis=1)
