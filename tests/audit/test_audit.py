@@ -78,7 +78,7 @@ def test_swapped_image_fails(clean, tmp_path, capsys):
 
 @pytest.mark.parametrize("task,new_answer,expected", [
     ("rotation", "roll z 45", "image 4 fits"),
-    ("translation", "move y 3", "image 4 fits"),
+    ("translation", "move y 3", "image 4 (image 1 shifted by d x the scale) fits"),
     ("zooming", "move z 60", "image 4 (image 1 magnified by D / (D - d)) fits"),
     ("docking", "roll y 45, move x 10", "the answer 'roll y 45, move x 10' leaves the ligand"),
 ])

@@ -149,11 +149,15 @@ def seen_fraction(classes: np.ndarray, x_px: np.ndarray, y_px: np.ndarray, atom_
     return float((seen(classes, x_px, y_px, atom_cls) & base).sum() / max(int(base.sum()), 1))
 
 
-def unhidden(x_px: np.ndarray, y_px: np.ndarray, depth: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
-    """bool (N,): no nearer atom's ball covers this atom's centre (the audit's own occlusion test;
-    sticks are thinner than balls and ignored)."""
+def unhidden(x_px: np.ndarray, y_px: np.ndarray, depth_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+    """bool (N,): no other ball's surface lies in front of this atom's own front point (the audit's own
+    occlusion test: balls as spheres, all in pixels, depth growing toward the viewer; sticks, thinner
+    than the balls, are ignored)."""
     dx = x_px[:, None] - x_px[None, :]
     dy = y_px[:, None] - y_px[None, :]
-    covers = (dx * dx + dy * dy < (radius_px[None, :] * 0.9) ** 2) & (depth[None, :] > depth[:, None])
+    d2 = dx * dx + dy * dy
+    r2 = radius_px[None, :] ** 2
+    surface = depth_px[None, :] + np.sqrt(np.maximum(r2 - d2, 0.0))  # ball j's front surface over atom i
+    covers = (d2 < r2) & (surface > (depth_px + radius_px)[:, None] + 0.5)
     np.fill_diagonal(covers, False)
     return ~covers.any(axis=1)

@@ -6,6 +6,7 @@
   candidate puts them; the answer is re-derived as the best candidate.
 * :func:`zoom_scores`: image 4 of T3 compared with image 1 magnified about the centre by each
   candidate's ``D / (D - d)``, pixel by pixel (neighbouring zooms differ by a few pixels only).
+* :func:`shift_scores`: image 4 of T1 compared with image 1 shifted by each candidate move.
 * :func:`differing_fraction`: how much of two images differ (options against each other).
 """
 
@@ -16,10 +17,24 @@ import numpy as np
 from misi_tasks.audit.geometry import Camera, view_matrix
 from misi_tasks.audit.pixels import DARK_CLASS, Pixels, in_image, seen, seen_fraction, unhidden
 
-__all__ = ["VIEW_MIN", "view_seen", "pose_scores", "zoom_scores", "differing_fraction", "visible_atoms"]
+__all__ = ["VIEW_MIN", "VIEW_FLOOR", "VIEW_MARGIN", "view_seen", "pose_scores", "best_motion", "zoom_scores", "shift_scores", "differing_fraction", "visible_atoms"]
 
-#: Least fraction of unhidden atoms seen for an image to show a pose.
-VIEW_MIN = 0.35
+#: Fraction of unhidden atoms seen at which an image shows a pose (true views: 0.43-0.95 over
+#: 256-512 px, both styles and projections; other views of the same atoms: at most 0.29).
+VIEW_MIN = 0.45
+#: Below VIEW_MIN an image still shows the pose with at least VIEW_FLOOR seen and VIEW_MARGIN more
+#: than in any other canonical view of the same atoms.
+VIEW_FLOOR, VIEW_MARGIN = 0.2, 0.1
+
+
+def best_motion(images: list, cam: Camera, front: np.ndarray, atom_cls: np.ndarray, radii_A: np.ndarray,
+                motions: np.ndarray, views: tuple[str, ...] = ("front",), shortlist: int = 24) -> int:
+    """Index of the candidate motion that best explains ``images`` (one per view): the ``shortlist``
+    candidates with most atom centres seen, then the best of those counting outline edges too."""
+    centre = sum(pose_scores(im, cam, front, atom_cls, motions, v) for im, v in zip(images, views))
+    top = np.argsort(-centre, kind="stable")[:shortlist]
+    fine = sum(pose_scores(im, cam, front, atom_cls, motions[top], v, radii_A) for im, v in zip(images, views))
+    return int(top[int(np.argmax(fine))])
 
 
 def _cam_xyz(front: np.ndarray, view: str) -> np.ndarray:
@@ -31,7 +46,7 @@ def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str
     q = _cam_xyz(front, view)
     x, y, k = cam.pixels(q)
     inside = in_image(x, y, cam.size, margin=1.0)
-    return x, y, unhidden(x, y, q[:, 2], radii_A * k) & inside
+    return x, y, unhidden(x, y, q[:, 2] * k, radii_A * k) & inside
 
 
 #: (image, camera, view, pose) -> (the class map, fraction): the map is held so its id stays unique.
@@ -56,15 +71,27 @@ def view_seen(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndar
 
 
 def pose_scores(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndarray,
-                motions: np.ndarray, view: str = "front") -> np.ndarray:
-    """Atoms seen (count) for each of K candidate 4x4 motions (K, 4, 4) of the front-frame points."""
+                motions: np.ndarray, view: str = "front", radii_A: np.ndarray | None = None) -> np.ndarray:
+    """Atoms seen (count) for each of K candidate 4x4 motions (K, 4, 4) of the front-frame points.
+
+    With ``radii_A``, each atom also scores a quarter for each of the four points 0.8 of its drawn
+    radius left, right, above and below its centre that are not background: a pose off by less
+    than a ball's radius then loses the edges of the outline (large balls, spacefill)."""
     rot = motions[:, :3, :3]
     if view != "front":
         rot = view_matrix(view) @ rot
     trans = motions[:, :3, 3] if view == "front" else motions[:, :3, 3] @ view_matrix(view).T
     pts = np.matmul(front[None], rot.transpose(0, 2, 1)) + trans[:, None, :]
-    x, y, _ = cam.pixels(pts)
-    return seen(classes, x, y, atom_cls).sum(axis=-1)
+    x, y, k = cam.pixels(pts)
+    score = seen(classes, x, y, atom_cls).sum(axis=-1).astype(np.float64)
+    if radii_A is not None:
+        h, w = classes.shape
+        r = radii_A * k * 0.8
+        for ox, oy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            xi = np.clip(np.floor(x + ox * r).astype(np.int64), 0, w - 1)
+            yi = np.clip(np.floor(y + oy * r).astype(np.int64), 0, h - 1)
+            score += 0.25 * (classes.at(yi, xi) != DARK_CLASS).sum(axis=-1)
+    return score
 
 
 def zoom_scores(before: Pixels, after: Pixels, magnifications: np.ndarray, stride: int = 4) -> np.ndarray:
@@ -82,6 +109,23 @@ def zoom_scores(before: Pixels, after: Pixels, magnifications: np.ndarray, strid
         ys = np.clip(np.floor(c + (Y - c) / m).astype(np.int64), 0, size - 1)
         src = before.at(ys, xs)
         out.append(float(((src == target) & (lit | (src == DARK_CLASS))).mean()))
+    return np.array(out)
+
+
+def shift_scores(before: Pixels, after: Pixels, shifts_px: np.ndarray, stride: int = 4) -> np.ndarray:
+    """For each shift (dx, dy) in pixels (x right, y down): the fraction of sampled pixels of ``after``
+    whose source ``p - shift`` lies in ``before`` and has the same colour class (lit pixels only, either side)."""
+    size = after.shape[0]
+    g = np.arange(stride // 2, size, stride) + 0.5
+    X, Y = np.meshgrid(g, g)
+    target = after.strided(stride)
+    out = []
+    for dx, dy in shifts_px:
+        xs, ys = np.floor(X - dx).astype(np.int64), np.floor(Y - dy).astype(np.int64)
+        inside = (xs >= 0) & (xs < size) & (ys >= 0) & (ys < size)
+        src = before.at(np.clip(ys, 0, size - 1), np.clip(xs, 0, size - 1))
+        lit = inside & ((target != DARK_CLASS) | (src != DARK_CLASS))
+        out.append(float(((src == target) & lit).sum() / max(int(lit.sum()), 1)))
     return np.array(out)
 
 
