@@ -61,6 +61,19 @@ def test_clean_dataset_passes_and_the_card_holds_the_counts(clean, capsys):
     assert (clean / "README.md").read_text() == card  # idempotent: the same section, once
 
 
+def test_report_does_not_depend_on_workers(clean, tmp_path, capsys):
+    ds = _copy(clean, tmp_path)
+
+    def wrong(row):
+        row["answer"] = "roll x 15" if row["answer"] != "roll x 15" else "roll x 30"
+
+    _edit(ds, "rotation", 1, wrong)
+    one = _audit(ds, capsys, "--workers", "1", "--no-card")
+    two = _audit(ds, capsys, "--workers", "2", "--no-card")
+    strip = lambda out: out.rsplit("\n", 2)[0]  # the last line holds the timings
+    assert one[0] == two[0] == 1 and strip(one[1]) == strip(two[1])
+
+
 def test_swapped_image_fails(clean, tmp_path, capsys):
     ds = _copy(clean, tmp_path)
 

@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--smiles", default=None, help="as misi-gen --smiles")
     p.add_argument("--poses", type=int, default=None, help="as misi-gen --poses")
     p.add_argument("--task", default="all", help="task names or codes, comma-separated, or 'all'")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes auditing shards side by side (default 1); the report does not depend on it")
     p.add_argument("--no-card", action="store_true", help="do not write the Audit section into the dataset card")
     p.add_argument("--max-failures", type=int, default=20, help="failures printed per task (default 20)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -63,14 +65,15 @@ def _tasks(text: str) -> set[str] | None:
 
 
 def run_audit(dataset: Path, input_path=None, *, tasks: set[str] | None = None, card: bool = True,
-              quiet: bool = False, max_failures: int = 20, prog: str = "misi-audit", **input_kw) -> int:
+              quiet: bool = False, max_failures: int = 20, workers: int = 1, prog: str = "misi-audit",
+              **input_kw) -> int:
     """Audit ``dataset``, print the report, write the card section; the exit status (0, 1 or 2)."""
     from misi_tasks.audit.card import write_audit_section
     from misi_tasks.audit.report import AuditError, audit_dataset
 
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
-        report = audit_dataset(dataset, input_path, tasks=tasks, progress=say, **input_kw)
+        report = audit_dataset(dataset, input_path, tasks=tasks, workers=workers, progress=say, **input_kw)
         if card:
             write_audit_section(Path(dataset) / "README.md", report)
     except (AuditError, OSError) as exc:
@@ -87,12 +90,15 @@ def main(argv: list[str] | None = None) -> int:
         tasks = _tasks(args.task)
         if not args.dataset.is_dir():
             raise ValueError(f"{args.dataset}: not a folder")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
         if args.max_failures < 0:
             raise ValueError(f"--max-failures must be at least 0, got {args.max_failures}")
     except ValueError as exc:
         parser.error(str(exc))
     return run_audit(args.dataset, args.input, tasks=tasks, card=not args.no_card, quiet=args.quiet,
-                     max_failures=args.max_failures, ligand=args.ligand, smiles=args.smiles, poses=args.poses)
+                     max_failures=args.max_failures, workers=args.workers, ligand=args.ligand,
+                     smiles=args.smiles, poses=args.poses)
 
 
 if __name__ == "__main__":  # pragma: no cover

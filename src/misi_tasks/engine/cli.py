@@ -240,7 +240,8 @@ def _audit(cfg, args: argparse.Namespace) -> int:
     """``--audit``: :func:`misi_tasks.audit.cli.run_audit` on the finished dataset and its input."""
     from misi_tasks.audit.cli import run_audit
 
-    return run_audit(cfg.out_dir, cfg.input_dir, quiet=args.quiet, prog="misi-gen --audit",
+    workers = cfg.workers if cfg.backend == "local" else 1
+    return run_audit(cfg.out_dir, cfg.input_dir, quiet=args.quiet, workers=workers, prog="misi-gen --audit",
                      ligand=args.ligand, smiles=args.smiles, poses=args.poses)
 
 
