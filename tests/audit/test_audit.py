@@ -175,3 +175,31 @@ def test_bad_arguments_are_one_line(tmp_path, capsys):
     assert audit_main([str(tmp_path / "empty"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "no data/ folder" in err
+
+
+def test_recorded_label_check_and_equivalent_atoms_are_checked_when_present(clean):
+    """metadata.label_check / equivalent_atoms (issue 21 §2-3, optional): checked independently."""
+    from misi_tasks.audit.hbond_checks import check_pocket_ligand
+    from misi_tasks.audit.item import Item
+
+    row = pq.read_table(next((clean / "data" / "pocket-ligand").glob("*.parquet"))).to_pylist()[0]
+    structures = load_structures(sample_root())
+    item = Item.from_row(row)
+    assert check_pocket_ligand(item, structures) == []
+    pocket, lig = item.answer.split(";")[0].split(",")
+    lig = lig.strip()
+    # the first image where the audit itself sees the ligand atom: recorded there, it passes
+    for k in range(6):
+        item.meta["label_check"] = {"labels": {lig: {"image": k, "box": [1, 1, 20, 12]}},
+                                    "visible": {lig: {"image": k, "px": [0, 0]}}, "relaid_out": False}
+        if check_pocket_ligand(item, structures) == []:
+            break
+    else:
+        pytest.fail(f"ligand atom {lig} seen in no image")
+    item.meta["label_check"]["visible"] = {"XX9": {"image": k, "px": [0, 0]}}
+    item.meta["label_check"]["labels"] = {lig: {"image": k, "box": [-30, 1, 20, 12]}}
+    item.meta["equivalent_atoms"] = [[pocket.strip(), lig]]  # a pocket atom and a ligand atom: not equivalent
+    reasons = check_pocket_ligand(item, structures)
+    assert any("label_check names 'XX9'" in r for r in reasons), reasons
+    assert any(f"label_check's label of '{lig}' is not inside image" in r for r in reasons), reasons
+    assert any("equivalent_atoms class" in r and "differ" in r for r in reasons), reasons

@@ -33,9 +33,8 @@ __all__ = ["Pixels", "class_map", "classify", "atom_classes", "ball_radii", "see
 _HEX = {  # spec section 2, Jmol CPK for the elements of proteins, ligands and common ions
     "O": "FF0D0D", "N": "3050F8", "S": "FFFF30", "P": "FF8000", "F": "90E050", "Cl": "1FF01F",
     "Br": "A62929", "I": "940094", "B": "FFB5B5", "Se": "FFA100", "Mg": "8AFF00", "Ca": "3DFF00",
-    "Zn": "7D80B0", "Fe": "E06633", "Mn": "9C7AC7", "Na": "AB5CF2", "K": "8F40D4", "Cu": "C88033",
-    "Co": "F090A0", "Ni": "50D050", "Cd": "FFD98F", "Hg": "B8B8D0",
-}
+    "Fe": "E06633", "Na": "AB5CF2", "K": "8F40D4", "Co": "F090A0", "Ni": "50D050",
+}  # Zn, Mn, Cu, Cd and Hg are left out: their chromaticities lie within 0.2 of a carbon colour's
 #: Palette entries: elements, then ligand carbon, pocket carbon of even and of odd residues.
 _NAMES = list(_HEX) + ["C ligand", "C even", "C odd"]
 _RGB = np.array([[int(h[i:i + 2], 16) for i in (0, 2, 4)] for h in list(_HEX.values()) + ["909090", "BF99F2", "F2B366"]],
