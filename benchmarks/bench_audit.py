@@ -19,14 +19,17 @@ import time
 from pathlib import Path
 
 
-def _cpu_of(cmd: list[str]) -> tuple[float, float]:
-    """(CPU seconds of the child and its children, wall seconds) of running ``cmd``."""
+def _cpu_of(cmd: list[str]) -> tuple[float, float, str]:
+    """(CPU seconds of the child and its children, wall seconds, last line printed) of running ``cmd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} exited with {done.returncode}")
+    last = (done.stdout.strip().splitlines() or [""])[-1]
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall, last
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,10 +45,11 @@ def main(argv: list[str] | None = None) -> int:
                "--size", str(args.size), "--workers", str(args.workers)]
         if args.limit:
             gen += ["--limit", str(args.limit)]
-        gen_cpu, gen_wall = _cpu_of(gen)
-        audit_cpu, audit_wall = _cpu_of([sys.executable, "-m", "misi_tasks.audit.cli", str(out), "--quiet", "--no-card"])
+        gen_cpu, gen_wall, _ = _cpu_of(gen)
+        audit_cpu, audit_wall, verdict = _cpu_of([sys.executable, "-m", "misi_tasks.audit.cli", str(out), "--quiet", "--no-card"])
     print(f"misi-gen   --size {args.size} --workers {args.workers}: {gen_cpu:7.1f} s CPU  {gen_wall:7.1f} s wall")
     print(f"misi-audit (1 process):            {audit_cpu:7.1f} s CPU  {audit_wall:7.1f} s wall")
+    print(f"audit: {verdict}")
     print(f"audit / generation: {audit_cpu / gen_cpu:.0%} of the CPU time, {audit_wall / gen_wall:.0%} of the wall time")
     return 0
 

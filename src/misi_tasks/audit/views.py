@@ -96,10 +96,11 @@ def pose_scores(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.nd
     return score
 
 
-def zoom_scores(before: Pixels, after: Pixels, magnifications: np.ndarray, stride: int = 4) -> np.ndarray:
+def zoom_scores(before: Pixels, after: Pixels, magnifications: np.ndarray, stride: int | None = None) -> np.ndarray:
     """For each magnification m: the fraction of sampled pixels of ``after`` that agree (the
     same colour class) with ``before`` at the point m times nearer the image centre."""
     size = after.shape[0]
+    stride = stride or max(1, size // 128)  # 128 x 128 samples
     c = size / 2.0
     g = np.arange(stride // 2, size, stride) + 0.5
     X, Y = np.meshgrid(g, g)
@@ -114,10 +115,11 @@ def zoom_scores(before: Pixels, after: Pixels, magnifications: np.ndarray, strid
     return np.array(out)
 
 
-def shift_scores(before: Pixels, after: Pixels, shifts_px: np.ndarray, stride: int = 4) -> np.ndarray:
+def shift_scores(before: Pixels, after: Pixels, shifts_px: np.ndarray, stride: int | None = None) -> np.ndarray:
     """For each shift (dx, dy) in pixels (x right, y down): the fraction of sampled pixels of ``after``
     whose source ``p - shift`` lies in ``before`` and has the same colour class (lit pixels only, either side)."""
     size = after.shape[0]
+    stride = stride or max(1, size // 128)  # 128 x 128 samples
     g = np.arange(stride // 2, size, stride) + 0.5
     X, Y = np.meshgrid(g, g)
     target = after.strided(stride)
@@ -131,8 +133,9 @@ def shift_scores(before: Pixels, after: Pixels, shifts_px: np.ndarray, stride: i
     return np.array(out)
 
 
-def differing_fraction(a: Pixels, b: Pixels, stride: int = 2) -> float:
+def differing_fraction(a: Pixels, b: Pixels, stride: int | None = None) -> float:
     """Fraction of sampled pixels where two images disagree (0: the same picture)."""
     if a.shape != b.shape:
         return 1.0
+    stride = stride or max(1, a.shape[0] // 256)  # 256 x 256 samples
     return float((a.strided(stride) != b.strided(stride)).mean())
