@@ -203,3 +203,18 @@ def test_recorded_label_check_and_equivalent_atoms_are_checked_when_present(clea
     assert any("label_check names 'XX9'" in r for r in reasons), reasons
     assert any(f"label_check's label of '{lig}' is not inside image" in r for r in reasons), reasons
     assert any("equivalent_atoms class" in r and "differ" in r for r in reasons), reasons
+
+
+def test_missing_image_fails(clean, tmp_path, capsys):
+    ds = _copy(clean, tmp_path)
+
+    def drop_last(row):
+        row["images"] = row["images"][:-1]
+        row["image_roles"] = row["image_roles"][:-1]
+
+    item = _edit(ds, "rotation", 2, drop_last)
+    rc, out = _audit(ds, capsys, "--task", "rotation")
+    assert rc == 1
+    reasons = _reasons(out, item)
+    assert "the prompt lists images [1, 2, 3, 4] but the item has 3" in reasons, reasons
+    assert "image 4 (the front view after 'roll" in " ".join(reasons) or any("is missing" in r for r in reasons), reasons

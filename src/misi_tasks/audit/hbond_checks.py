@@ -275,6 +275,10 @@ def check_interaction_location(item: Item, structures: Structures, t9: dict | No
     if why:
         f.fail(f"the bond {rn} {num} {atom}, {lig}: {why}")
     _seen_somewhere(item, cam, front, a, [i, j], f, {i: _who(a, i), j: _who(a, j)})
+    if t9 is not None and item.complex_id in t9:
+        named = (f"{rn} {num} {atom} {chain or '?'}", lig)
+        if named not in set(t9[item.complex_id]):
+            f.fail(f"the bond {named[0]}, {named[1]} is not in the pocket-ligand (T9) item of {item.complex_id}")
     moves = []
     for k, o in enumerate(item.options):
         mm = _T8_MOVE.match(o.strip())

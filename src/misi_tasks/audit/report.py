@@ -167,6 +167,22 @@ def _structures(dataset: Path, input_path: str | Path | None, **kw) -> Structure
         raise AuditError(f"--input {input_path}: {exc}") from None
 
 
+_LISTED = re.compile(r"\bimage (\d+): ")
+
+
+def _shape_problems(item: Item) -> list[str]:
+    """The prompt lists as many images as the item has, with a role each; options A-D when it asks a letter."""
+    out = []
+    listed = {int(k) for k in _LISTED.findall(item.question)}
+    if listed and listed != set(range(1, len(item.images) + 1)):
+        out.append(f"the prompt lists images {sorted(listed)} but the item has {len(item.images)}")
+    if len(item.roles) != len(item.images):
+        out.append(f"{len(item.roles)} image roles for {len(item.images)} images")
+    if item.code in ("T5", "T6", "T8") and len(item.options) != 4:
+        out.append(f"{len(item.options)} options, expected A-D")
+    return out
+
+
 def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: set[str] | None) -> list[TaskAudit]:
     """The task counts of one shard (``structures`` may be the arguments that load them, in a worker)."""
     if isinstance(structures, tuple):
@@ -179,7 +195,9 @@ def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: se
         ta = found.setdefault(row["task"], TaskAudit(row["task"], code))
         ta.checked += 1
         try:
-            reasons = CHECKS[code](Item.from_row(row), structures, t9) if code in CHECKS else [
+            item = Item.from_row(row)
+            reasons = _shape_problems(item)
+            reasons += CHECKS[code](item, structures, t9) if code in CHECKS else [
                 f"no audit check for task code {code!r}"]
         except KeyError as exc:  # a complex missing from the input, a metadata field missing
             reasons = [f"cannot check: {exc.args[0] if exc.args else exc}"]
