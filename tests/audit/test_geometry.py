@@ -14,7 +14,7 @@ from misi_geom import CameraFrame, view_rotation
 from misi_render.screen import project
 from misi_tasks.audit.geometry import Camera, apply, motion_of, symmetric_rmsd, view_matrix
 from misi_tasks.audit.pixels import Pixels, atom_classes, seen, unhidden
-from misi_tasks.spec.answers import Move, Roll
+from misi_tasks.definitions.answers import Move, Roll
 from misi_tasks.tasks.commands import sequence_motion
 
 command = st.one_of(
