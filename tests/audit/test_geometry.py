@@ -50,10 +50,12 @@ def test_views_show_the_faces_the_spec_names():
         np.testing.assert_allclose(view_matrix(view), view_rotation(view), atol=1e-12)
 
 
-@given(points, st.floats(5, 30), st.sampled_from(["orthographic", "perspective"]), st.floats(0, 20),
+@given(points, st.floats(5, 30), st.sampled_from(["orthographic", "perspective"]), st.floats(0, 0.9),
        st.sampled_from([64, 256, 1024]))
-def test_projection_agrees_with_the_renderers(pts, radius, projection, zoom, size):
-    frame = CameraFrame(center=np.zeros(3), radius=radius, zoom_z=zoom if projection == "orthographic" else 0.0)
+def test_projection_agrees_with_the_renderers(pts, radius, projection, zoom_share, size):
+    distance = CameraFrame(center=np.zeros(3), radius=radius).distance
+    zoom = zoom_share * (distance - 2.0) if projection == "orthographic" else 0.0  # never at the camera
+    frame = CameraFrame(center=np.zeros(3), radius=radius, zoom_z=zoom)
     rec = {"center": [0, 0, 0], "distance": frame.distance, "scale_px_per_A": size / (2 * radius), "size": size,
            "projection": projection, "zoom_z": frame.zoom_z}
     pts = pts * np.array([1, 1, 0.5])  # in front of the camera

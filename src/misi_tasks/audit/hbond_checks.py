@@ -3,7 +3,7 @@
 Every bond an answer names is looked up in the structure files by its names (ligand atoms by their
 drawn labels) and tested with the audit's own geometry: both atoms can take part in an H-bond
 (N, O, S or F), their distance lies in 2.2-4.0 Å and matches the recorded one, and neither atom
-has the other behind its own covalent bonds (every angle neighbour-atom-partner at least 70 deg).
+has the other behind its own covalent bonds (every angle neighbour-atom-partner at least 60 deg).
 Each atom an answer or question names must be seen, by its colour at its projected centre, in at
 least one of the item's images.  This is a plausibility test of the recorded list, not a second
 H-bond detector: it cannot tell a missing bond from a true negative (see docs/audit.md).
@@ -25,7 +25,7 @@ __all__ = ["check_residue_ligand", "check_interaction_location", "check_pocket_l
 
 _VIEWS6 = ("front", "left", "top", "back", "right", "bottom")
 _POLAR = {"N", "O", "S", "F"}
-MIN_A, MAX_A, MIN_ANGLE = 2.2, 4.0, 70.0
+MIN_A, MAX_A, MIN_ANGLE = 2.2, 4.0, 60.0
 
 
 def bond_problem(a: Atoms, i: int, j: int, recorded: float | None = None) -> str | None:
@@ -137,12 +137,26 @@ def _bonds_of(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _how_many(a: Atoms, ident: str, resolve) -> str:
+    """Why a pocket identifier resolves to no atom: none, or several (a residue name and number
+    that repeat in the pocket, e.g. two chains without chain ids)."""
+    parts = ident.split()
+    if len(parts) == 4:
+        chain = None if parts[3] == "?" else parts[3]
+        n = sum(1 for i in a.residue_rows(parts[0], parts[1], chain) if a.name[i] == parts[2])
+    elif len(parts) == 2:
+        n = int(np.sum((a.res_name == parts[0]) & (a.name == parts[1]) & ~a.is_ligand))
+    else:
+        n = 0
+    return "no pocket atom" if n == 0 else f"{n} pocket atoms (its residue's name and number repeat in the pocket)"
+
+
 def _check_bonds(a: Atoms, bonds, resolve, f: Findings, recorded: dict) -> list[int]:
     rows = []
     for p, l in bonds:
         i, j = resolve(p), resolve(l)
         if i is None:
-            f.fail(f"the answer names {p!r}, which is no single pocket atom of the structure")
+            f.fail(f"the answer names {p!r}, which is {_how_many(a, p, resolve)} of the structure")
         if j is None:
             f.fail(f"the answer names ligand atom {l!r}, which no drawn ligand atom is labelled")
         if i is None or j is None:
@@ -269,7 +283,9 @@ def check_interaction_location(item: Item, structures: Structures, t9: dict | No
     atom, rn, num, chain, lig = m.groups()
     i, j = a.pocket_atom(rn, num, atom, chain), a.ligand_atom(lig)
     if i is None or j is None:
-        f.fail(f"the bond's atoms ({atom} of {rn} {num}, ligand {lig}) are not single atoms of the structure")
+        f.fail(f"the bond's atoms ({atom} of {rn} {num}: "
+               f"{_how_many(a, f'{rn} {num} {atom} {chain or chr(63)}', None)}; ligand {lig}: "
+               f"{'found' if j is not None else 'no single drawn atom'}) are not single atoms of the structure")
         return f.reasons
     why = bond_problem(a, i, j, (item.meta.get("hbond") or {}).get("distance"))
     if why:
@@ -302,8 +318,10 @@ def check_interaction_location(item: Item, structures: Structures, t9: dict | No
     elif moves[want] != exact and max(abs(mid[0] + moves[want][0]), abs(mid[1] + moves[want][1])) > 0.52:
         f.fail(f"the answer's move {moves[want]} leaves the midpoint {miss[want]:.2f} Å from the centre "
                f"(the whole-Å move is {exact})")
-    elif any(k != want and miss[k] < miss[want] + 0.5 for k in range(len(moves))):
-        f.fail("a decoy brings the midpoint within 0.5 Å as near the centre as the answer")
+    elif any(k != want and miss[k] < miss[want] + 0.1 for k in range(len(moves))):
+        k = min((k for k in range(len(moves)) if k != want), key=lambda k: miss[k])
+        f.fail(f"decoy {'ABCD'[k]} leaves the midpoint {miss[k]:.2f} Å from the centre, within 0.1 Å of the "
+               f"answer's {miss[want]:.2f} Å")
     _check_label_record(item, cam, front, a, f, _resolver(a))
     _check_equivalents(item, f, _resolver(a), a)
     return f.reasons
