@@ -67,6 +67,17 @@ def _seen_somewhere(item: Item, cam: Camera, front: np.ndarray, a: Atoms, rows: 
             f.fail(f"{what[i]} is seen (unhidden, in its colour) in none of the {len(item.images)} images")
 
 
+def _whole_complex(item: Item, structures: Structures) -> tuple[Findings, Atoms, Camera, np.ndarray]:
+    """(findings, atoms, camera, front-frame coordinates) of an item whose six views show the whole
+    complex (T8, T9), the views already checked."""
+    f = Findings()
+    a = structures.get(item.complex_id)
+    cam = item.camera()
+    front = cam.front(a.xyz)
+    _check_views(item, cam, front, a, f)
+    return f, a, cam, front
+
+
 def _check_views(item: Item, cam: Camera, front: np.ndarray, a: Atoms, f: Findings) -> None:
     for k, v in enumerate(_VIEWS6):
         f.check_view(item, k, cam, front, a, v, f"the {v} view")
@@ -235,11 +246,7 @@ def _chain_derivable(a: Atoms, chain: str, question: str) -> bool:
 
 def check_pocket_ligand(item: Item, structures: Structures, t9: dict | None = None) -> list[str]:
     """T9: every listed bond holds, is recorded, names a derivable chain, and its atoms are seen."""
-    f = Findings()
-    a = structures.get(item.complex_id)
-    cam = item.camera()
-    front = cam.front(a.xyz)
-    _check_views(item, cam, front, a, f)
+    f, a, cam, front = _whole_complex(item, structures)
     try:
         bonds = _bonds_of(item.answer)
     except ValueError as exc:
@@ -271,11 +278,7 @@ _T8_MOVE = re.compile(r"^move x (-?\d+), move y (-?\d+)$")
 
 def check_interaction_location(item: Item, structures: Structures, t9: dict | None = None) -> list[str]:
     """T8: the option that brings the named bond's midpoint nearest the image centre is the answer."""
-    f = Findings()
-    a = structures.get(item.complex_id)
-    cam = item.camera()
-    front = cam.front(a.xyz)
-    _check_views(item, cam, front, a, f)
+    f, a, cam, front = _whole_complex(item, structures)
     m = _T8_BOND.search(item.question)
     if not m:
         f.fail("the prompt names no bond (\"between atom X of RES N (chain C) and ligand atom Y.\")")
