@@ -218,3 +218,17 @@ def test_missing_image_fails(clean, tmp_path, capsys):
     reasons = _reasons(out, item)
     assert "the prompt lists images [1, 2, 3, 4] but the item has 3" in reasons, reasons
     assert "image 4 (the front view after 'roll" in " ".join(reasons) or any("is missing" in r for r in reasons), reasons
+
+
+def test_input_is_read_from_the_card_or_asked_for(clean, tmp_path, capsys):
+    from misi_tasks.audit.report import recorded_input
+
+    assert recorded_input(clean) == {}  # generated from the bundled samples: no --input in the command
+    ds = _copy(clean, tmp_path)
+    card = ds / "README.md"
+    card.write_text(card.read_text().replace("misi-gen --task", "misi-gen --input pdbbind --task", 1))
+    assert recorded_input(ds) == {"input": "pdbbind"}
+    assert audit_main([str(ds), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "was generated from --input pdbbind; pass --input with that path" in err
+    assert audit_main([str(ds), "--quiet", "--input", str(sample_root()), "--task", "T1"]) == 0
