@@ -2,8 +2,9 @@
 
 Each check projects the structure with the item's recorded camera (its own projection), finds the
 atoms in the pixels by colour, and re-derives the answer as the best of every answer the prompt
-allows: the motion that puts the atoms where image 4 shows them (T1, T2), the magnification that
-turns image 1 into image 4 (T3), the option that shows the demonstrated motion applied to the
+allows: the move that shifts image 1 into image 4 (T1; with a perspective camera, as T2), the
+roll that puts the atoms where image 4 shows them (T2), the magnification that turns image 1 into
+image 4 (T3), the option that shows the demonstrated motion applied to the
 asked complex (T5, T6), the displacement the ligand images show, undone by the answer (T7).
 """
 

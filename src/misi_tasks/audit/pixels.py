@@ -4,10 +4,11 @@ An atom is *seen* at its projected centre when the pixel there has the atom's co
 the spec's (section 2): O red, N blue, ligand C grey, pocket-residue C alternating purple and orange
 between neighbouring residues, other elements their Jmol CPK colour; the background is black.
 Shading (lighting, depth cue, antialiasing against the black background) scales a colour, so a
-pixel is compared by its *chromaticity*, the colour divided by its brightest channel.  Every image
-is turned once into a map of colour classes (:func:`class_map`): :data:`DARK_CLASS` for pixels too
-dark to tell, the index of the nearest palette colour within :data:`TOLERANCE`, or
-:data:`OTHER_CLASS` (label text, mixed edges).  Labels and sticks cover some centres, so checks
+pixel is compared by its *chromaticity*, the colour divided by its brightest channel.  A pixel's
+colour class (:func:`classify`, through a lookup table) is :data:`DARK_CLASS` when too dark to
+tell, the index of the nearest palette colour within :data:`TOLERANCE`, or :data:`OTHER_CLASS`
+(label text, mixed edges); :func:`class_map` decodes an image into :class:`Pixels`, which
+classifies the pixels a check reads.  Labels and sticks cover some centres, so checks
 compare fractions of atoms seen, never single pixels.
 
 >>> import numpy as np

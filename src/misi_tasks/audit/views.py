@@ -1,7 +1,7 @@
 """Does an image show a given pose?  Pose scores from atom colours, and image-to-image comparisons.
 
 * :func:`view_seen`: the fraction of the atoms that no nearer atom hides whose centre pixel has
-  their colour, for one image and one pose (a true view scores ~0.8-0.95, any other ~0.1).
+  their colour, for one image and one pose (true views score 0.35-0.95, other views at most 0.29).
 * :func:`pose_scores`: for many candidate motions at once, how many atoms are seen where each
   candidate puts them; the answer is re-derived as the best candidate.
 * :func:`zoom_scores`: image 4 of T3 compared with image 1 magnified about the centre by each
