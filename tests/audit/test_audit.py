@@ -232,3 +232,17 @@ def test_input_is_read_from_the_card_or_asked_for(clean, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "was generated from --input pdbbind; pass --input with that path" in err
     assert audit_main([str(ds), "--quiet", "--input", str(sample_root()), "--task", "T1"]) == 0
+
+
+def test_the_audit_runs_without_the_generators_code(clean):
+    """Auditing a folder input loads neither the renderer nor the task generators (nor numba)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom misi_tasks.audit import audit_dataset\n"
+            f"r = audit_dataset({str(clean)!r}, tasks={{'T2', 'T9'}})\n"
+            "assert r.ok, r.format()\n"
+            "bad = sorted(m for m in sys.modules if m.startswith(('misi_render', 'misi_tasks.tasks', 'numba')))\n"
+            "assert not bad, bad\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -132,16 +132,22 @@ class Structures:
     """Complexes of an input, loaded on first use (by complex id)."""
 
     def __init__(self, path: Path, ligand: str | None = None, smiles: str | None = None, poses: int | None = None):
-        from misi_tasks.inputs import discover_inputs
-
         self.path = Path(path)
-        self.plan = discover_inputs(self.path, ligand=ligand, smiles=smiles, poses=poses)
+        if self.path.is_dir() and not (ligand or smiles or poses):  # PDBbind folders: misi_geom alone
+            from misi_geom import find_complex_dirs
+            from misi_geom.inputs import FolderSource
+
+            self.sources = {d.name: FolderSource(d) for d in find_complex_dirs(self.path)}
+        else:  # manifests and entries as misi-gen --input reads them (imports the generators' package)
+            from misi_tasks.inputs import discover_inputs
+
+            self.sources = discover_inputs(self.path, ligand=ligand, smiles=smiles, poses=poses).sources
         self._cache: dict[str, Atoms | str] = {}
 
     def get(self, cid: str) -> Atoms:
         """The complex ``cid``; KeyError with a one-line reason when the input lacks it or it fails to load."""
         if cid not in self._cache:
-            src = self.plan.sources.get(cid)
+            src = self.sources.get(cid)
             if src is None:
                 self._cache[cid] = f"complex {cid} is not in {self.path}"
             else:
