@@ -47,19 +47,30 @@ _VDW = {"C": 1.70, "N": 1.55, "O": 1.52, "S": 1.80, "P": 1.80, "F": 1.47, "Cl": 
 DARK = 40
 #: Largest chromaticity distance at which a pixel still shows a palette colour.
 TOLERANCE = 0.16
+#: Most white (0-255 per channel) a highlight adds to a ball's colour that is taken back out.
+HIGHLIGHT = 60.0
 DARK_CLASS, OTHER_CLASS, UNKNOWN = -1, -2, -3
 
 
 def _lookup_table() -> np.ndarray:
-    """Class of every colour quantised to 5 bits per channel (the centre of its cell)."""
+    """Class of every colour quantised to 5 bits per channel (the centre of its cell).
+
+    A specular highlight adds white to a ball's colour, so a cell also matches a palette colour
+    after taking up to :data:`HIGHLIGHT` of white back out of it (a pure shade is the case of none).
+    """
     q = (np.arange(32) * 8 + 4).astype(np.float32)
     r, g, b = np.meshgrid(q, q, q, indexing="ij")
     rgb = np.stack([r, g, b], axis=-1).reshape(-1, 3)
-    top = rgb.max(axis=1)
-    rel = rgb / top[:, None]
-    d = np.sqrt(((rel[:, None, :] - _CHROMA[None]) ** 2).sum(axis=-1))
-    out = np.where(d.min(axis=1) <= TOLERANCE, d.argmin(axis=1), OTHER_CLASS)
-    return np.where(top < DARK, DARK_CLASS, out).astype(np.int8)
+    best = np.full((len(rgb), len(_CHROMA)), np.inf, dtype=np.float32)
+    for white in np.linspace(0.0, HIGHLIGHT, 5):
+        base = rgb - white
+        top = base.max(axis=1)
+        ok = (base.min(axis=1) >= -4.0) & (top >= DARK / 2)  # that much white was there to take out
+        rel = base / np.maximum(top, 1.0)[:, None]
+        d = np.sqrt(((rel[:, None, :] - _CHROMA[None]) ** 2).sum(axis=-1))
+        best = np.where(ok[:, None], np.minimum(best, d), best)
+    out = np.where(best.min(axis=1) <= TOLERANCE, best.argmin(axis=1), OTHER_CLASS)
+    return np.where(rgb.max(axis=1) < DARK, DARK_CLASS, out).astype(np.int8)
 
 
 _LUT = _lookup_table()
