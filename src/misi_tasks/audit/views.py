@@ -1,7 +1,7 @@
 """Does an image show a given pose?  Pose scores from atom colours, and image-to-image comparisons.
 
 * :func:`view_seen`: the fraction of the atoms that no nearer atom hides whose centre pixel has
-  their colour, for one image and one pose (true views score 0.35-0.95, other views at most 0.29).
+  their colour, for one image and one pose (true views score 0.40-0.95, other views at most 0.31).
 * :func:`pose_scores`: for many candidate motions at once, how many atoms are seen where each
   candidate puts them; the answer is re-derived as the best candidate.
 * :func:`zoom_scores`: image 4 of T3 compared with image 1 magnified about the centre by each
@@ -20,7 +20,7 @@ from misi_tasks.audit.pixels import DARK_CLASS, Pixels, in_image, seen, seen_fra
 __all__ = ["VIEW_MIN", "VIEW_FLOOR", "VIEW_MARGIN", "view_seen", "pose_scores", "best_motion", "zoom_scores", "shift_scores", "differing_fraction", "visible_atoms"]
 
 #: Fraction of unhidden atoms seen at which an image shows a pose (true views: 0.43-0.95 over
-#: 256-512 px, both styles and projections; other views of the same atoms: at most 0.29).
+#: 256-512 px, both styles and projections; other views of the same atoms: at most 0.31).
 VIEW_MIN = 0.45
 #: Below VIEW_MIN an image still shows the pose with at least VIEW_FLOOR seen and VIEW_MARGIN more
 #: than in any other canonical view of the same atoms.
