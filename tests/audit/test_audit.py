@@ -167,10 +167,10 @@ def test_wrong_hbond_answers_fail(clean, tmp_path, capsys):
 
 
 def test_bad_arguments_are_one_line(tmp_path, capsys):
-    with pytest.raises(SystemExit) as exc:
-        audit_main([str(tmp_path / "nope")])
-    assert exc.value.code == 2
-    assert "nope: not a folder" in capsys.readouterr().err
+    assert audit_main([str(tmp_path / "nope")]) == 2
+    assert capsys.readouterr().err == f"misi-audit: error: {tmp_path / 'nope'}: not a folder\n"
+    assert audit_main([str(tmp_path), "--task", "T12"]) == 2
+    assert "unknown task 'T12'" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()
     assert audit_main([str(tmp_path / "empty"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from misi_tasks.version import package_version
+from misi_tasks._cli import CliError, new_parser, run
 
 __all__ = ["main", "build_parser", "run_audit"]
 
@@ -27,15 +28,14 @@ _CODES = {"translation": "T1", "rotation": "T2", "zooming": "T3", "residue-ligan
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="misi-audit",
-        description="Re-derive every answer of a misi dataset along a second, independent path (own projection, "
-                    "colours in the pixels, own motions and H-bond geometry) and check that the images show "
-                    "what the prompts say.",
+    p = new_parser(
+        "misi-audit",
+        "Re-derive every answer of a misi dataset along a second, independent path (own projection, "
+        "colours in the pixels, own motions and H-bond geometry) and check that the images show "
+        "what the prompts say.",
         epilog=__doc__.split("Examples::")[1].split("Prints,")[0].rstrip(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        raw=True,
     )
-    p.add_argument("--version", action="version", version=f"misi-audit (misi) {package_version()}")
     p.add_argument("dataset", type=Path, help="dataset folder misi-gen wrote")
     p.add_argument("--input", default=None,
                    help="the structures, as misi-gen --input takes them (default: what the dataset card records; "
@@ -64,41 +64,55 @@ def _tasks(text: str) -> set[str] | None:
     return out
 
 
+def _audit_body(dataset: Path, input_path, *, tasks: set[str] | None, card: bool, quiet: bool,
+                max_failures: int, workers: int, **input_kw) -> Callable[[], int]:
+    """The work of one audit: audit, write the card section, print the report; returns 0 or 1."""
+    def body() -> int:
+        from misi_tasks.audit.card import write_audit_section
+        from misi_tasks.audit.report import audit_dataset
+
+        say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+        report = audit_dataset(dataset, input_path, tasks=tasks, workers=workers, progress=say, **input_kw)
+        if card:
+            write_audit_section(Path(dataset) / "README.md", report)
+        print(report.format(max_failures))
+        return 0 if report.ok else 1
+    return body
+
+
 def run_audit(dataset: Path, input_path=None, *, tasks: set[str] | None = None, card: bool = True,
               quiet: bool = False, max_failures: int = 20, workers: int = 1, prog: str = "misi-audit",
               **input_kw) -> int:
     """Audit ``dataset``, print the report, write the card section; the exit status (0, 1 or 2)."""
-    from misi_tasks.audit.card import write_audit_section
-    from misi_tasks.audit.report import AuditError, audit_dataset
+    from misi_tasks.audit.report import AuditError
 
-    say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    try:
-        report = audit_dataset(dataset, input_path, tasks=tasks, workers=workers, progress=say, **input_kw)
-        if card:
-            write_audit_section(Path(dataset) / "README.md", report)
-    except (AuditError, OSError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    print(report.format(max_failures))
-    return 0 if report.ok else 1
+    body = _audit_body(dataset, input_path, tasks=tasks, card=card, quiet=quiet, max_failures=max_failures,
+                       workers=workers, **input_kw)
+    return run(prog, body, errors=(AuditError, OSError))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        tasks = _tasks(args.task)
+    """Run ``misi-audit``; return the exit status (0 every item passed, 1 some failed, 2 bad input)."""
+    from misi_tasks.audit.report import AuditError
+
+    args = build_parser().parse_args(argv)
+
+    def body() -> int:
+        try:
+            tasks = _tasks(args.task)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
         if not args.dataset.is_dir():
-            raise ValueError(f"{args.dataset}: not a folder")
+            raise CliError(f"{args.dataset}: not a folder")
         if args.workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+            raise CliError(f"--workers must be at least 1, got {args.workers}")
         if args.max_failures < 0:
-            raise ValueError(f"--max-failures must be at least 0, got {args.max_failures}")
-    except ValueError as exc:
-        parser.error(str(exc))
-    return run_audit(args.dataset, args.input, tasks=tasks, card=not args.no_card, quiet=args.quiet,
-                     max_failures=args.max_failures, workers=args.workers, ligand=args.ligand,
-                     smiles=args.smiles, poses=args.poses)
+            raise CliError(f"--max-failures must be at least 0, got {args.max_failures}")
+        return _audit_body(args.dataset, args.input, tasks=tasks, card=not args.no_card, quiet=args.quiet,
+                           max_failures=args.max_failures, workers=args.workers, ligand=args.ligand,
+                           smiles=args.smiles, poses=args.poses)()
+
+    return run("misi-audit", body, errors=(AuditError, OSError))
 
 
 if __name__ == "__main__":  # pragma: no cover
