@@ -39,6 +39,7 @@ import json
 import os
 import re
 import tempfile
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
@@ -232,11 +233,20 @@ _MAX_BINARY = 2**31 - 1
 
 def _offsets(lengths: Iterable[int]) -> pa.Buffer:
     """The int32 offsets buffer of a list or binary array whose entries have these lengths."""
-    return pa.array(list(accumulate(lengths, initial=0)), pa.int32()).buffers()[1]
+    return pa.py_buffer(array("i", accumulate(lengths, initial=0)))
+
+
+def _string_array(values: Sequence[str | None]) -> pa.Array:
+    """A string array built from its buffers: ``pa.array`` on a list imports pandas (to ask whether
+    the list is a pandas object), about 1.4 s of CPU in each worker process that writes shards."""
+    if any(v is None for v in values):
+        return pa.array(values, pa.string())
+    data = [v.encode() for v in values]
+    return pa.Array.from_buffers(pa.string(), len(data), [None, _offsets(map(len, data)), pa.py_buffer(b"".join(data))])
 
 
 def _string_lists(lists: Sequence[Sequence[str]]) -> pa.Array:
-    flat = pa.array([v for values in lists for v in values], pa.string())
+    flat = _string_array([v for values in lists for v in values])
     return pa.Array.from_buffers(pa.list_(pa.string()), len(lists), [None, _offsets(map(len, lists))],
                                  children=[flat])
 
@@ -262,7 +272,7 @@ def _image_lists(lists: Sequence[Sequence[Mapping[str, Any]]]) -> pa.Array:
     structs = [im for images in lists for im in images]
     blobs = [im["bytes"] for im in structs]
     data = pa.Array.from_buffers(pa.binary(), len(blobs), [None, _offsets(map(len, blobs)), _concatenated(blobs)])
-    paths = pa.array([im["path"] for im in structs], pa.string())
+    paths = _string_array([im["path"] for im in structs])
     images = pa.StructArray.from_arrays([data, paths], fields=list(_IMAGE_TYPE))
     return pa.Array.from_buffers(pa.list_(_IMAGE_TYPE), len(lists), [None, _offsets(map(len, lists))],
                                  children=[images])
@@ -279,7 +289,7 @@ def _row_group(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
         if name == "images":
             columns.append(_image_lists(values))
         elif typ == pa.string():
-            columns.append(pa.array(values, pa.string()))
+            columns.append(_string_array(values))
         else:
             columns.append(_string_lists(values))
     return pa.Table.from_arrays(columns, schema=ARROW_SCHEMA)
