@@ -23,8 +23,8 @@ no worktree is registered) into a temporary folder and runs the same generation 
 ``--limit``) in fresh processes with ``PYTHONPATH`` set to that commit's ``src`` (A) and to this
 tree's ``src`` (B), in ABBA order for ``--pairs`` pairs, after one unmeasured warm-up run of each
 (numba compiles into each tree's cache).  It prints per run the CPU time (user + sys of the
-process and its workers), wall time, images, dataset bytes per image and the workers' peak RSS,
-then B/A ratios: CPU per image and wall per image (median over the pairs) and bytes per image.
+process and its workers), wall time, images, dataset bytes per image and the workers' peak RSS
+(the process's own when the run is in-process: one worker or one complex), then B/A ratios: CPU per image and wall per image (median over the pairs) and bytes per image.
 On a shared machine the CPU ratio is the figure to trust; wall times move with the other load.
 ``--check-pixels`` then decodes every image of the last A and B datasets and checks that the two
 hold the same rows with the same pixels (the PNG bytes may differ).
@@ -195,7 +195,8 @@ summary = generate_dataset(cfg, progress=False)
 wall, (c1, s1) = time.perf_counter() - t0, cpu()
 print(json.dumps({"cpu": c1 - c0, "sys": s1 - s0, "wall": wall, "images": sum(summary.images.values()),
                   "bytes": sum(f.stat().st_size for f in (out / "data").rglob("*.parquet")),
-                  "worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+                  "worker_rss_mb": (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # no worker processes:
+                                    or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024}))  # in-process
 """
 
 
