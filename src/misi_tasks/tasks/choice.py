@@ -17,7 +17,7 @@ from misi_tasks.spec.items import Item
 from misi_tasks.tasks.commands import sequence_motion
 from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
 from misi_tasks.spec.items import OPTIONS_MARK
-from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
+from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list, scale_text
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -136,7 +136,13 @@ class TranslationRotationTask(PairChoiceTask):
 
     name = "translation-rotation"
 
-    def prompt(self, pdb_id: str, other_id: str, **lab) -> str:
+    def prompt(self, pdb_id: str, other_id: str, scales: tuple[float, float] | None = None,
+               perspective: bool = False, **lab) -> str:
+        stated = []
+        if scales is not None and self.spec.state_scale:
+            c1, c2 = (round(x, 1) for x in scales)
+            parts = [(c1, None)] if c1 == c2 else [(c1, "images 1-4"), (c2, "images 5-11")]
+            stated = [scale_text(parts, perspective)]
         return " ".join([
             conventions(pdb_id, **lab),
             f"A second complex, {other_id.upper()}, is drawn with the same conventions.",
@@ -146,6 +152,7 @@ class TranslationRotationTask(PairChoiceTask):
                 + [f"{other_id.upper()} {v}" for v in VIEWS3]
                 + ["option A", "option B", "option C", "option D (front views)"]
             ),
+            *stated,
             self.spec.ask(pdb_id=pdb_id, other_id=other_id),
             OPTIONS_MARK,
             self.spec.answer_sentence(),
@@ -161,8 +168,10 @@ class TranslationRotationTask(PairChoiceTask):
             raise TaskSkipped("needs a second complex in the same split")
         other = ctx.partner(str(rng.choice(list(ctx.partner_ids))))
         chains = scene.residue_chain if scene.residue_chain == other.residue_chain else None
+        scales = tuple(s.options.scale(s.frame_for(margin_A=self.margin_A)) for s in (scene, other))
         return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id, "chains": chains,
-                              "numbered": scene.numbered_ligand or other.numbered_ligand}
+                              "numbered": scene.numbered_ligand or other.numbered_ligand, "scales": scales,
+                              "perspective": scene.options.projection == "perspective"}
 
 
 class RotationRotationTask(PairChoiceTask):

@@ -22,7 +22,7 @@ from misi_render import RenderOptions
 from misi_tasks.spec.answers import Command, Move, Roll
 from misi_tasks.spec.items import Item
 from misi_tasks.tasks.commands import command_motion
-from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
+from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list, scale_text
 from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -80,13 +80,19 @@ class TranslationTask(SingleMotionTask):
 
     name = "translation"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
+    def prompt(self, pdb_id: str, scale: float | None = None, perspective: bool = False, **lab) -> str:
+        stated = scale is not None and self.spec.state_scale
         return " ".join([
             conventions(pdb_id, **lab),
             image_list(VIEWS3 + ["the front view after the complex was moved along one axis"]),
+            *([scale_text([(scale, None)], perspective)] if stated else []),
             self.spec.ask(),
             self.spec.answer_sentence(),
         ])
+
+    def prompt_fields(self, scene: Scene) -> dict:
+        return {**super().prompt_fields(scene), "scale": scene.options.scale(self.frame(scene)),
+                "perspective": scene.options.projection == "perspective"}
 
     def frame(self, scene):  # room for the largest move: every atom stays in frame after it
         return scene.frame_for(margin_A=self.spec.max_distance)

@@ -19,6 +19,7 @@ from misi_tasks.spec.names import TASK_NAMES, resolve_task
 from misi_render import RenderOptions
 from misi_tasks.spec.registry import SPECS, task_spec
 from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.tasks.fairness import labels_outside_frame
 from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import rng_for
 
@@ -84,6 +85,11 @@ class TaskGenerator:
         """Items for one complex; deterministic in (seed, task, complex id)."""
         rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
         items = self.make_items(scene, ctx, rng)
+        for item in items:  # no label may leave its image (misi_tasks.tasks.fairness)
+            for view in [*item.renders.get("images", ()), *item.renders.get("options", ())]:
+                outside = labels_outside_frame(view)
+                if outside:
+                    raise RuntimeError(f"{item.id}: label {outside[0]!r} leaves the frame of a {view.name} image")
         if scene.provenance is not None:  # explicit-file inputs: files and checksums
             for item in items:
                 item.metadata["source"] = scene.provenance

@@ -1,0 +1,174 @@
+"""What an answer names must be readable from its images: the label check and the equivalent atoms.
+
+**Label check** (T4, T8, T9).  Every residue and ligand atom an answer names (T4: also the
+residue's atoms it names) must carry a *legible* label in at least one of the item's images: drawn,
+wholly inside the frame, and overlapped by no other label (labels are drawn over the atoms, so
+atoms never cover them).  Every atom the question is about must be *visible* (owning its centre
+pixel, :attr:`misi_render.RenderedView.visible`, and no label over that pixel) in at least one image.  :func:`check_labels`
+finds, for each, the first image that shows it; the generators re-lay out the labels (the named
+atoms as key atoms: placed first, and no other label may cover them) or pick another item when
+the check fails, and record its result in the item's metadata as ``label_check``:
+
+``{"labels": {NAME: {"image": k, "text": TEXT, "kind": KIND, "box": [x0, y0, x1, y1]}},
+"visible": {NAME: {"image": k, "px": [x, y]}}, "relaid_out": bool}`` with image indices from 0 in
+the item's image order, label boxes (x1, y1 exclusive) and atom centres in pixels; NAME is a
+residue's label, a ligand atom's label or (T4) the residue atom as the answer writes it
+(``"ASP OD1"``); TEXT is the label drawn and KIND ``"residue"``, ``"ligand"`` or ``"atom"`` (a T4
+residue's atom name).  ``relaid_out``: the first layout failed and the labels were laid out again.
+
+**In frame** (every task): :func:`labels_outside_frame` lists the labels of a render that leave the
+image; :meth:`misi_tasks.tasks.registry.TaskGenerator.generate` refuses such an item.
+
+**Equivalent atoms** (T4, T8, T9): :func:`equivalent_atoms` writes the metadata
+``equivalent_atoms`` of :mod:`misi_tasks.spec.equivalence`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from misi_geom import Complex
+from misi_render import RenderedView
+from misi_tasks.spec.equivalence import side_chain_siblings
+
+__all__ = ["LabelNeed", "LabelCheck", "check_labels", "checked_render", "labels_outside_frame", "equivalent_atoms"]
+
+
+@dataclass(frozen=True)
+class LabelNeed:
+    """One label an answer relies on: ``kind`` ``"ligand"`` / ``"atom"`` (the atom ``atom``'s own
+    label) or ``"residue"`` (a label of atom ``atom``'s residue), recorded under ``name``."""
+
+    name: str
+    kind: str
+    atom: int
+
+
+@dataclass
+class LabelCheck:
+    """The result of :func:`check_labels`: the metadata record and what failed."""
+
+    labels: dict = field(default_factory=dict)
+    visible: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def record(self, relaid_out: bool) -> dict:
+        """The item metadata ``label_check``."""
+        return {"labels": self.labels, "visible": self.visible, "relaid_out": relaid_out}
+
+
+def _legible_label(view: RenderedView, c: Complex, need: LabelNeed):
+    labels = view.labels
+    if not labels:
+        return None
+    boxes = np.array([p.box for p in labels], dtype=np.float64).reshape(-1, 4)
+    size = view.size
+    for k, p in enumerate(labels):
+        if p.kind != need.kind:
+            continue
+        if need.kind == "residue":
+            if c.res_index[p.atom] != c.res_index[need.atom]:
+                continue
+        elif p.atom != need.atom:
+            continue
+        x0, y0, x1, y1 = p.box
+        if x0 < 0 or y0 < 0 or x1 > size or y1 > size:
+            continue
+        ow = np.minimum(x1, boxes[:, 2]) - np.maximum(x0, boxes[:, 0])
+        oh = np.minimum(y1, boxes[:, 3]) - np.maximum(y0, boxes[:, 1])
+        overlap = (ow > 0) & (oh > 0)
+        overlap[k] = False
+        if not overlap.any():
+            return p
+    return None
+
+
+def _under_label(view: RenderedView, atom: int) -> bool:
+    """Whether a label covers the centre pixel of ``atom``."""
+    x, y = view.screen.x_px[atom], view.screen.y_px[atom]
+    return any(b[0] <= x < b[2] and b[1] <= y < b[3] for b in (p.box for p in view.labels))
+
+
+def check_labels(views: Sequence[RenderedView], c: Complex, labels: Sequence[LabelNeed],
+                 visible: dict[str, int]) -> LabelCheck:
+    """Check an item's images (``views``, in item order, drawn from ``c``): each of ``labels`` legible
+    and each atom of ``visible`` (name -> atom row) visible, in at least one image."""
+    out = LabelCheck()
+    for need in labels:
+        for k, view in enumerate(views):
+            label = _legible_label(view, c, need)
+            if label is not None:
+                out.labels[need.name] = {"image": k, "text": label.text, "kind": need.kind,
+                                         "box": [float(v) for v in label.box]}
+                break
+        else:
+            out.failures.append(f"no legible label for {need.name}")
+    for name, atom in visible.items():
+        for k, view in enumerate(views):
+            if view.visible[atom] and not _under_label(view, atom):
+                s = view.screen
+                out.visible[name] = {"image": k, "px": [round(float(s.x_px[atom]), 2), round(float(s.y_px[atom]), 2)]}
+                break
+        else:
+            out.failures.append(f"{name} is hidden in every image")
+    return out
+
+
+def checked_render(draw: Callable[[np.ndarray | None], list[RenderedView]], c: Complex, labels: Sequence[LabelNeed],
+                   visible: dict[str, int], first_key: np.ndarray | None) -> tuple[list[RenderedView], LabelCheck, bool] | None:
+    """Draw an item's images with ``draw(key_atoms)`` and check them; on failure draw them again
+    with every named atom as a key atom (labelled first, never covered) and check again.
+
+    Returns ``(views, check, relaid_out)``, or None when both layouts fail (pick another item).
+    """
+    views = draw(first_key)
+    check = check_labels(views, c, labels, visible)
+    if check.ok:
+        return views, check, False
+    key = np.zeros(len(c), dtype=bool) if first_key is None else first_key.copy()
+    key[[n.atom for n in labels]] = True
+    key[list(visible.values())] = True
+    key &= ~c.is_hydrogen
+    if first_key is not None and np.array_equal(key, first_key):
+        return None  # the named atoms were key atoms already: another layout would be the same
+    views = draw(key)
+    check = check_labels(views, c, labels, visible)
+    return (views, check, True) if check.ok else None
+
+
+def labels_outside_frame(view: RenderedView) -> list[str]:
+    """The labels of ``view`` whose box leaves the image (should be none)."""
+    size = view.size
+    return [p.text for p in view.labels if p.box[0] < 0 or p.box[1] < 0 or p.box[2] > size or p.box[3] > size]
+
+
+def equivalent_atoms(c: Complex, atoms: Sequence[int], ligand_classes: np.ndarray,
+                     pocket_id: Callable[[int], str]) -> list[list[str]]:
+    """The equivalence classes of ``atoms`` (rows of ``c``) that have a sibling, as item metadata.
+
+    Pocket atoms: the side-chain table (siblings present in the same residue), written by
+    ``pocket_id(row)``; ligand atoms: ``ligand_classes`` (:func:`misi_geom.symmetry.ligand_symmetry_classes`),
+    written by their drawn label (the atom name in ``c``).  Classes are sorted lists, the list sorted.
+    """
+    out: set[tuple[str, ...]] = set()
+    for a in atoms:
+        a = int(a)
+        if c.is_ligand[a]:
+            if ligand_classes[a] >= 0:
+                rows = np.flatnonzero(ligand_classes == ligand_classes[a])
+                out.add(tuple(sorted(str(c.atom_name[r]) for r in rows)))
+            continue
+        names = side_chain_siblings(str(c.res_name[a]), str(c.atom_name[a]))
+        if names:
+            same = np.flatnonzero((c.res_index == c.res_index[a]) & ~c.is_hydrogen)
+            rows = [int(r) for r in same if str(c.atom_name[r]) in names]
+            if len(rows) > 1:
+                out.add(tuple(sorted(pocket_id(r) for r in rows)))
+    return [list(x) for x in sorted(out)]
