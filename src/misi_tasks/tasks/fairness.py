@@ -64,36 +64,41 @@ class LabelCheck:
         return {"labels": self.labels, "visible": self.visible, "relaid_out": relaid_out}
 
 
-def _legible_label(view: RenderedView, c: Complex, need: LabelNeed):
-    labels = view.labels
-    if not labels:
-        return None
-    boxes = np.array([p.box for p in labels], dtype=np.float64).reshape(-1, 4)
-    size = view.size
-    for k, p in enumerate(labels):
-        if p.kind != need.kind:
-            continue
-        if need.kind == "residue":
-            if c.res_index[p.atom] != c.res_index[need.atom]:
-                continue
-        elif p.atom != need.atom:
-            continue
-        x0, y0, x1, y1 = p.box
-        if x0 < 0 or y0 < 0 or x1 > size or y1 > size:
-            continue
-        ow = np.minimum(x1, boxes[:, 2]) - np.maximum(x0, boxes[:, 0])
-        oh = np.minimum(y1, boxes[:, 3]) - np.maximum(y0, boxes[:, 1])
+class _ViewLabels:
+    """One view's drawn labels as arrays: what each names and whether it is legible (in frame,
+    overlapped by no other label), computed once per view."""
+
+    def __init__(self, view: RenderedView) -> None:
+        self.labels = view.labels
+        n = len(self.labels)
+        self.kind = np.array([p.kind for p in self.labels], dtype=object)
+        self.atom = np.array([p.atom for p in self.labels], dtype=np.int64)
+        b = np.array([p.box for p in self.labels], dtype=np.float64).reshape(n, 4)
+        self.boxes = b
+        ow = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0])
+        oh = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
         overlap = (ow > 0) & (oh > 0)
-        overlap[k] = False
-        if not overlap.any():
-            return p
-    return None
+        np.fill_diagonal(overlap, False)
+        size = view.size
+        inside = (b[:, 0] >= 0) & (b[:, 1] >= 0) & (b[:, 2] <= size) & (b[:, 3] <= size)
+        self.legible = inside & ~overlap.any(axis=1)
 
+    def find(self, c: Complex, need: LabelNeed):
+        """The first legible label of ``need``, or None."""
+        if not len(self.labels):
+            return None
+        hit = self.legible & (self.kind == need.kind)
+        if need.kind == "residue":
+            hit &= c.res_index[self.atom] == c.res_index[need.atom]
+        else:
+            hit &= self.atom == need.atom
+        k = np.flatnonzero(hit)
+        return self.labels[int(k[0])] if len(k) else None
 
-def _under_label(view: RenderedView, atom: int) -> bool:
-    """Whether a label covers the centre pixel of ``atom``."""
-    x, y = view.screen.x_px[atom], view.screen.y_px[atom]
-    return any(b[0] <= x < b[2] and b[1] <= y < b[3] for b in (p.box for p in view.labels))
+    def covers(self, x: float, y: float) -> bool:
+        """Whether a label lies over pixel position (x, y)."""
+        b = self.boxes
+        return bool(((b[:, 0] <= x) & (x < b[:, 2]) & (b[:, 1] <= y) & (y < b[:, 3])).any())
 
 
 def check_labels(views: Sequence[RenderedView], c: Complex, labels: Sequence[LabelNeed],
@@ -101,9 +106,10 @@ def check_labels(views: Sequence[RenderedView], c: Complex, labels: Sequence[Lab
     """Check an item's images (``views``, in item order, drawn from ``c``): each of ``labels`` legible
     and each atom of ``visible`` (name -> atom row) visible, in at least one image."""
     out = LabelCheck()
+    drawn = [_ViewLabels(v) for v in views]
     for need in labels:
-        for k, view in enumerate(views):
-            label = _legible_label(view, c, need)
+        for k, dl in enumerate(drawn):
+            label = dl.find(c, need)
             if label is not None:
                 out.labels[need.name] = {"image": k, "text": label.text, "kind": need.kind,
                                          "box": [float(v) for v in label.box]}
@@ -111,10 +117,10 @@ def check_labels(views: Sequence[RenderedView], c: Complex, labels: Sequence[Lab
         else:
             out.failures.append(f"no legible label for {need.name}")
     for name, atom in visible.items():
-        for k, view in enumerate(views):
-            if view.visible[atom] and not _under_label(view, atom):
-                s = view.screen
-                out.visible[name] = {"image": k, "px": [round(float(s.x_px[atom]), 2), round(float(s.y_px[atom]), 2)]}
+        for k, (view, dl) in enumerate(zip(views, drawn)):
+            x, y = float(view.screen.x_px[atom]), float(view.screen.y_px[atom])
+            if view.visible[atom] and not dl.covers(x, y):
+                out.visible[name] = {"image": k, "px": [round(x, 2), round(y, 2)]}
                 break
         else:
             out.failures.append(f"{name} is hidden in every image")
