@@ -18,7 +18,7 @@ from misi_geom import find_complex_dirs, load_complex
 from misi_geom.samples import sample_root
 from misi_render import RenderOptions
 from misi_tasks.engine.generate import generate_items
-from misi_tasks.tasks.registry import TaskSkipped
+from misi_tasks.tasks.base import TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
 TASKS = ("residue-ligand", "interaction-location", "pocket-ligand")

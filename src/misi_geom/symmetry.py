@@ -13,7 +13,7 @@ other (RDKit's canonical ranks without tie-breaking, :func:`rdkit.Chem.Canonical
   an amidine or guanidine, the oxygens of a phosphate or sulfonate).
 
 Stereochemistry is ignored (the images do not mark it).  Pocket atoms get no class here: their
-equivalences are declared per residue (:data:`misi_tasks.spec.equivalence.SIDE_CHAIN_EQUIVALENTS`).
+equivalences are declared per residue (:data:`misi_tasks.definitions.equivalence.SIDE_CHAIN_EQUIVALENTS`).
 
 >>> from misi_geom import Complex
 >>> acetate = Complex.from_atoms([[0.0, 0, 0], [1.5, 0, 0], [2.1, 1.1, 0], [2.1, -1.1, 0]],

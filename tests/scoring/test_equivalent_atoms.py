@@ -11,7 +11,7 @@ import pytest
 
 from misi_tasks.eval.baselines import baseline_reply
 from misi_tasks.eval.score import score_item
-from misi_tasks.spec.equivalence import SIDE_CHAIN_EQUIVALENTS, side_chain_siblings
+from misi_tasks.definitions.equivalence import SIDE_CHAIN_EQUIVALENTS, side_chain_siblings
 
 T9_TRUTH = "ASP 29 OD1 A, O1; ARG 7 NH2 A, O3; SER 70 OG ?, N4"
 T9_CLASSES = [["ARG 7 NH1 A", "ARG 7 NH2 A"], ["ASP 29 OD1 A", "ASP 29 OD2 A"], ["O1", "O2"]]

@@ -26,8 +26,8 @@ from misi_render.labels import (
     ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, _text_patch, font_px, with_unique_ligand_labels,
 )  # fmt: skip
 from misi_tasks.engine.generate import generate_items
-from misi_tasks.spec.equivalence import SIDE_CHAIN_EQUIVALENTS
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.equivalence import SIDE_CHAIN_EQUIVALENTS
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.tasks.scene import Scene
 
 HBOND_TASKS = ("residue-ligand", "interaction-location", "pocket-ligand")

@@ -1,8 +1,8 @@
 """Per-item scoring of MiSI-Bench replies (spec section 5).
 
-Each task's metric, with its ranges, is its spec's (:meth:`misi_tasks.spec.taskspec.TaskSpec.score`,
-built from :mod:`misi_tasks.spec.metrics`); an item is scored with the spec it was generated with
-(its metadata's ``task_params``, :func:`misi_tasks.spec.registry.spec_of_item`).  With the default
+Each task's metric, with its ranges, is its spec's (:meth:`misi_tasks.definitions.taskspec.TaskSpec.score`,
+built from :mod:`misi_tasks.definitions.metrics`); an item is scored with the spec it was generated with
+(its metadata's ``task_params``, :func:`misi_tasks.definitions.registry.spec_of_item`).  With the default
 parameters (score in [0, 1] per item):
 
 - T3, T5, T6, T8: accuracy (the parsed answer equals the truth).
@@ -19,9 +19,9 @@ parameters (score in [0, 1] per item):
 - Exact match for every task: the parsed answer equals the truth (bond lists as sets).
 
 An item's ``equivalent_atoms`` (metadata; T4, T8, T9: classes of atoms a reader cannot tell
-apart, :mod:`misi_tasks.spec.equivalence`) let a T4/T9 answer name any atom of a class in place
+apart, :mod:`misi_tasks.definitions.equivalence`) let a T4/T9 answer name any atom of a class in place
 of another: both lists are compared after mapping every atom to its class
-(:func:`~misi_tasks.spec.equivalence.canonical_bond_list`).
+(:func:`~misi_tasks.definitions.equivalence.canonical_bond_list`).
 
 An item's ``equivalent_answers`` (metadata; T7 records the other allowed answers that dock the
 ligand within 1 Å heavy-atom RMSD of its bound pose) get the credit of the exact answer: score 1
@@ -44,13 +44,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from misi_tasks.spec.answers import BondList, ParsedAnswer
-from misi_tasks.spec.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
-from misi_tasks.spec.equivalence import canonical_bond_list
-from misi_tasks.spec.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
-from misi_tasks.spec.motion import RotationSpec, TranslationSpec
-from misi_tasks.spec.registry import item_metadata, task_spec
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.answers import BondList, ParsedAnswer
+from misi_tasks.definitions.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
+from misi_tasks.definitions.equivalence import canonical_bond_list
+from misi_tasks.definitions.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
+from misi_tasks.definitions.motion import RotationSpec, TranslationSpec
+from misi_tasks.definitions.registry import item_metadata, task_spec
+from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
     "BOND_OVERLIST_FACTOR",
@@ -139,7 +139,7 @@ def score_item(
     Parameters
     ----------
     item : mapping
-        A row of :func:`misi_tasks.spec.dataset.read_items` (``id``, ``task``, ``answer``,
+        A row of :func:`misi_tasks.dataset.read_items` (``id``, ``task``, ``answer``,
         ``options``, ``metadata`` are used).
     reply : str or None
         The model's free-text reply; None when the prediction is missing.

@@ -17,10 +17,10 @@ residue's label, a ligand atom's label or (T4) the residue atom as the answer wr
 residue's atom name).  ``relaid_out``: the first layout failed and the labels were laid out again.
 
 **In frame** (every task): :func:`labels_outside_frame` lists the labels of a render that leave the
-image; :meth:`misi_tasks.tasks.registry.TaskGenerator.generate` refuses such an item.
+image; :meth:`misi_tasks.tasks.base.TaskGenerator.generate` refuses such an item.
 
 **Equivalent atoms** (T4, T8, T9): :func:`equivalent_atoms` writes the metadata
-``equivalent_atoms`` of :mod:`misi_tasks.spec.equivalence`.
+``equivalent_atoms`` of :mod:`misi_tasks.definitions.equivalence`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 
 from misi_geom import Complex
 from misi_render import RenderedView
-from misi_tasks.spec.equivalence import side_chain_siblings
+from misi_tasks.definitions.equivalence import side_chain_siblings
 
 __all__ = ["LabelNeed", "LabelCheck", "check_labels", "checked_render", "labels_outside_frame", "equivalent_atoms"]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from misi_tasks.spec.answers import BondList
+from misi_tasks.definitions.answers import BondList
 
 __all__ = ["SIDE_CHAIN_EQUIVALENTS", "side_chain_siblings", "canonical_bond_list", "equivalence_map"]
 
