@@ -177,6 +177,13 @@ class DrawnLabels:
     def __len__(self) -> int:
         return len(self._labels)
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(boxes (L, 4) float64, atom (L,) int64, kind (L,) int64)``: each label's box, the atom it
+        names and its kind as an index into :data:`misi_render.labels.LABEL_KINDS`, without building
+        :class:`PlacedLabel` objects."""
+        boxes = np.column_stack([self._x0, self._y0, self._x1, self._y1]).astype(np.float64).reshape(-1, 4)
+        return boxes, self._labels % self._n, self._labels // self._n
+
     def __iter__(self):
         text, n = self._text, self._n
         return (PlacedLabel(text[j], kk, (a, b, c, d), j % n, LABEL_KINDS[j // n]) for j, kk, a, b, c, d in zip(

@@ -32,6 +32,7 @@ import numpy as np
 
 from misi_geom import Complex
 from misi_render import RenderedView
+from misi_render.labels import LABEL_KINDS
 from misi_tasks.definitions.equivalence import side_chain_siblings
 
 __all__ = ["LabelNeed", "LabelCheck", "check_labels", "checked_render", "labels_outside_frame", "equivalent_atoms"]
@@ -69,11 +70,8 @@ class _ViewLabels:
     overlapped by no other label), computed once per view."""
 
     def __init__(self, view: RenderedView) -> None:
-        self.labels = view.labels
-        n = len(self.labels)
-        self.kind = np.array([p.kind for p in self.labels], dtype=object)
-        self.atom = np.array([p.atom for p in self.labels], dtype=np.int64)
-        b = np.array([p.box for p in self.labels], dtype=np.float64).reshape(n, 4)
+        self.view = view
+        b, self.atom, self.kind = view.label_arrays()
         self.boxes = b
         ow = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0])
         oh = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
@@ -84,16 +82,16 @@ class _ViewLabels:
         self.legible = inside & ~overlap.any(axis=1)
 
     def find(self, c: Complex, need: LabelNeed):
-        """The first legible label of ``need``, or None."""
-        if not len(self.labels):
+        """The first legible label of ``need`` (a :class:`misi_render.labels.PlacedLabel`), or None."""
+        if not len(self.atom):
             return None
-        hit = self.legible & (self.kind == need.kind)
+        hit = self.legible & (self.kind == LABEL_KINDS.index(need.kind))
         if need.kind == "residue":
             hit &= c.res_index[self.atom] == c.res_index[need.atom]
         else:
             hit &= self.atom == need.atom
         k = np.flatnonzero(hit)
-        return self.labels[int(k[0])] if len(k) else None
+        return self.view.labels[int(k[0])] if len(k) else None
 
     def covers(self, x: float, y: float) -> bool:
         """Whether a label lies over pixel position (x, y)."""
@@ -151,8 +149,9 @@ def checked_render(draw: Callable[[np.ndarray | None], list[RenderedView]], c: C
 
 def labels_outside_frame(view: RenderedView) -> list[str]:
     """The labels of ``view`` whose box leaves the image (should be none)."""
-    size = view.size
-    return [p.text for p in view.labels if p.box[0] < 0 or p.box[1] < 0 or p.box[2] > size or p.box[3] > size]
+    b, size = view.label_arrays()[0], view.size
+    out = np.flatnonzero((b[:, 0] < 0) | (b[:, 1] < 0) | (b[:, 2] > size) | (b[:, 3] > size))
+    return [view.labels[int(k)].text for k in out]
 
 
 def equivalent_atoms(c: Complex, atoms: Sequence[int], ligand_classes: np.ndarray,
