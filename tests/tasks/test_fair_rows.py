@@ -23,7 +23,7 @@ from misi_geom import SE3, load_complex
 from misi_geom.samples import sample_dirs
 from misi_render import RenderOptions
 from misi_render.labels import (
-    ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, _text_patch, font_px, with_unique_ligand_labels,
+    ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, font_px, render_patch, with_unique_ligand_labels,
 )  # fmt: skip
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.definitions.equivalence import SIDE_CHAIN_EQUIVALENTS
@@ -151,7 +151,7 @@ def test_labels_the_answer_names_are_drawn_intact_inside_the_frame(hbond_rows):
             expected_text = name.split()[-1] if rec["kind"] == "atom" else name
             assert rec["text"] == expected_text
             px = font_px(size, "residue" if rec["kind"] == "residue" else "atom")
-            keep, paint = _text_patch(rec["text"], px, FILL[rec["kind"]])
+            keep, paint = render_patch(rec["text"], px, FILL[rec["kind"]])
             keep, paint = keep.reshape(y1 - y0, x1 - x0), paint.reshape(y1 - y0, x1 - x0, 3)
             crop = image[y0:y1, x0:x1].astype(np.float64)
             ink = keep == 0

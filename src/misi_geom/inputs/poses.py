@@ -13,7 +13,7 @@ from pathlib import Path
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.files import base_suffix, read_text
-from misi_geom.io import _ligand_complex
+from misi_geom.io import ligand_complex
 
 __all__ = ["count_poses", "read_ligand_pose"]
 
@@ -68,7 +68,7 @@ def read_ligand_pose(path: str | Path, index: int = 1, *, pdb_id: str = "") -> t
     # name atoms as the suffix under .gz says (mol2 names, else element + running index)
     named_as = Path(path.name[:-3]) if path.suffix.lower() == ".gz" else path
     try:
-        lig = _ligand_complex(named_as, mol, pdb_id)
+        lig = ligand_complex(named_as, mol, pdb_id)
     except MisiInputError as exc:
         raise MisiInputError(path, exc.problem) from None
     return lig, mol

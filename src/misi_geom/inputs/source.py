@@ -22,7 +22,7 @@ id the split is drawn from: every pose of one complex lands in the same split) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
@@ -31,14 +31,14 @@ import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
+from misi_geom.residues import residue_label, residue_number
 from misi_geom.inputs.bond_orders import assign_from_smiles
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
 from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
     MAX_LIGAND_GAP,
-    _fields,
-    _ligand_complex,
+    ligand_complex,
     assemble_complex,
     load_complex,
     pocket_from_protein,
@@ -150,8 +150,8 @@ class FileSource:
             bond_orders = "file"
             if self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
-                ligand = Complex(**{**_fields(_ligand_complex(lig_path, mol, self.id)),
-                                    "atom_name": ligand.atom_name, "res_name": ligand.res_name})
+                ligand = replace(ligand_complex(lig_path, mol, self.id),
+                                 atom_name=ligand.atom_name, res_name=ligand.res_name)
                 bond_orders, warnings = "smiles template", warnings + more
         if self.pocket is not None:
             pocket, pocket_path = read_structure(self.pocket, pdb_id=self.id), self.pocket
@@ -226,7 +226,7 @@ def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
     if len(hit) == 0:
         return []
     residues = dict.fromkeys(
-        f"{pocket.res_name[k]} {pocket.res_id[k]}{pocket.ins_code[k]}{(' ' + pocket.chain_id[k]) if pocket.chain_id[k] else ''}"
+        residue_label(str(pocket.res_name[k]), residue_number(pocket, k), str(pocket.chain_id[k]) or None)
         for k in hit)
     return [f"pocket residue(s) {', '.join(residues)} overlap the ligand ({len(hit)} heavy atoms within "
             f"{OVERLAP:g} Å): is the ligand also in the protein file?"]

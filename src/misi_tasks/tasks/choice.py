@@ -13,10 +13,10 @@ import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
 from misi_tasks.definitions.answers import Command, Move, Roll, format_commands
-from misi_tasks.definitions.items import OPTIONS_MARK, Item
+from misi_tasks.definitions.items import Item
 from misi_tasks.tasks.commands import sequence_motion
 from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
-from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list, scale_text
+from misi_tasks.tasks.prompts import VIEWS3
 from misi_tasks.tasks.base import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -135,27 +135,14 @@ class TranslationRotationTask(PairChoiceTask):
 
     name = "translation-rotation"
 
-    def prompt(self, pdb_id: str, other_id: str, scales: tuple[float, float] | None = None,
-               perspective: bool = False, **lab) -> str:
-        stated = []
-        if scales is not None and self.spec.state_scale:
-            c1, c2 = (round(x, 1) for x in scales)
-            parts = [(c1, None)] if c1 == c2 else [(c1, "images 1-4"), (c2, "images 5-11")]
-            stated = [scale_text(parts, perspective)]
-        return " ".join([
-            conventions(pdb_id, **lab),
-            f"A second complex, {other_id.upper()}, is drawn with the same conventions.",
-            image_list(
-                [f"{pdb_id.upper()} {v}" for v in VIEWS3]
+    def preamble(self, *, other_id: str, **fields) -> str:
+        return f"{super().preamble(**fields)} A second complex, {other_id.upper()}, is drawn with the same conventions."
+
+    def image_descriptions(self, *, pdb_id: str, other_id: str, **fields):
+        return ([f"{pdb_id.upper()} {v}" for v in VIEWS3]
                 + [f"{pdb_id.upper()} front view after a move (along x or y) followed by a roll about its centre"]
                 + [f"{other_id.upper()} {v}" for v in VIEWS3]
-                + ["option A", "option B", "option C", "option D (front views)"]
-            ),
-            *stated,
-            self.spec.ask(pdb_id=pdb_id, other_id=other_id),
-            OPTIONS_MARK,
-            self.spec.answer_sentence(),
-        ])
+                + ["option A", "option B", "option C", "option D (front views)"])
 
     def sample_pair(self, rng):
         d = int(rng.choice(list(self.spec.distances())))
@@ -167,7 +154,8 @@ class TranslationRotationTask(PairChoiceTask):
             raise TaskSkipped("needs a second complex in the same split")
         other = ctx.partner(str(rng.choice(list(ctx.partner_ids))))
         chains = scene.residue_chain if scene.residue_chain == other.residue_chain else None
-        scales = tuple(s.options.scale(s.frame_for(margin_A=self.margin_A)) for s in (scene, other))
+        c1, c2 = (round(s.options.scale(s.frame_for(margin_A=self.margin_A)), 1) for s in (scene, other))
+        scales = [(c1, None)] if c1 == c2 else [(c1, "images 1-4"), (c2, "images 5-11")]
         return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id, "chains": chains,
                               "numbered": scene.numbered_ligand or other.numbered_ligand, "scales": scales,
                               "perspective": scene.options.projection == "perspective"}
@@ -178,17 +166,9 @@ class RotationRotationTask(PairChoiceTask):
 
     name = "rotation-rotation"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, **lab),
-            image_list(
-                VIEWS3 + ["the front view after two rolls about different axes through the centre, one after the other",
-                          "option A", "option B", "option C", "option D (front views)"]
-            ),
-            self.spec.ask(),
-            OPTIONS_MARK,
-            self.spec.answer_sentence(),
-        ])
+    def image_descriptions(self, **fields):
+        return VIEWS3 + ["the front view after two rolls about different axes through the centre, one after the other",
+                         "option A", "option B", "option C", "option D (front views)"]
 
     def sample_pair(self, rng):
         a1, a2 = rng.choice(["x", "y", "z"], size=2, replace=False)
