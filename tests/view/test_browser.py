@@ -256,6 +256,6 @@ def test_item_page_3d_view_draws_the_complex_offline(browser, models_site, sampl
     assert int(viewer.get_attribute("data-atoms")) == n_atoms         # every atom of both files loaded
     assert browser.execute_script("return document.querySelectorAll('#viewer3d canvas').length") >= 1
     shot = np.asarray(Image.open(io.BytesIO(viewer.screenshot_as_png)).convert("RGB")).astype(int)
-    assert shot.std() > 10 and len(np.unique(shot.reshape(-1, 3)[::3], axis=0)) > 50  # drawn, not blank
+    assert shot.std() > 5 and len(np.unique(shot.reshape(-1, 3)[::3], axis=0)) > 50   # drawn, not blank (thin sticks on black)
     grey = (np.abs(shot - 144).max(axis=2) < 40).sum()
     assert grey > 50                                                    # the grey ligand carbons are there
