@@ -34,7 +34,7 @@ from misi_geom.errors import MisiInputError
 from misi_geom.residues import residue_label, residue_number
 from misi_geom.inputs.bond_orders import assign_from_smiles
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
-from misi_geom.inputs.files import base_suffix, sha256_file
+from misi_geom.inputs.files import base_suffix, require_file, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
     MAX_LIGAND_GAP,
@@ -146,7 +146,7 @@ class FileSource:
             warnings += entry.warnings
             lig_path = self.protein
         else:
-            ligand, mol, lig_path = self._read_ligand_file()
+            ligand, mol, lig_path = self._read_ligand_file(warnings)
             bond_orders = "file"
             if self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
@@ -166,10 +166,9 @@ class FileSource:
         return LoadedComplex(c, self._provenance(c, bond_orders, warnings,
                                                  entry.selected if self.selection is not None else None))
 
-    def _read_ligand_file(self):
+    def _read_ligand_file(self, warnings: list[str]):
         path = self.ligand
-        if not path.is_file():
-            raise MisiInputError(path, "file not found")
+        require_file(path)
         if self.pose is not None or path.suffix.lower() == ".gz":
             lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id)
             return lig, mol, path
@@ -178,7 +177,8 @@ class FileSource:
         # a PDBbind pair: read as the folder loader does (mol2 first, then SDF; names from the mol2)
         mol2, sdf = path.with_suffix(".mol2"), path.with_suffix(".sdf")
         files = [path] + [p for p in (mol2, sdf) if p != path and p.is_file() and path.stem.endswith("_ligand")]
-        return read_ligand_candidates(files, pdb_id=self.id, names_from=mol2 if mol2.is_file() else None)
+        return read_ligand_candidates(files, pdb_id=self.id, names_from=mol2 if mol2.is_file() else None,
+                                      notes=warnings)
 
     # --- provenance --------------------------------------------------------------------------------
     def _name(self, path: Path | None) -> str:
