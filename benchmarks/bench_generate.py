@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_generate.py [--input DIR] [--workers 2] [--size 1024] [--limit N]
                                         [--backend local|ray] [--ray-address auto|ray://host:port]
                                         [--profile-workers]
+    python benchmarks/bench_generate.py --against COMMIT [--pairs 2] [--limit N] [--check-pixels]
 
 Default input: ``../shared/data/pdbbind_dev`` next to the checkout if present, else the bundled
 samples.  Prints wall time, items and images per second, the CPU time of the run (this process and
@@ -15,6 +16,18 @@ processes) and, from a profile of one complex in this process, where the time go
 where the workers' CPU goes by stage -- loading, generating, writing and reading the units,
 building and writing the shards -- summed over the workers.  cProfile slows Python-heavy code, so
 take the wall time and images/s of a run without it.
+
+``--against COMMIT`` (side by side): exports ``COMMIT`` of this repository (``git archive``, so
+no worktree is registered) into a temporary folder and runs the same generation (``misi-gen``'s
+``generate_dataset``: all nine tasks, test split, ``--input``, ``--size``, ``--workers``,
+``--limit``) in fresh processes with ``PYTHONPATH`` set to that commit's ``src`` (A) and to this
+tree's ``src`` (B), in ABBA order for ``--pairs`` pairs, after one unmeasured warm-up run of each
+(numba compiles into each tree's cache).  It prints per run the CPU time (user + sys of the
+process and its workers), wall time, images, dataset bytes per image and the workers' peak RSS
+(the process's own when the run is in-process: one worker or one complex), then B/A ratios: CPU per image and wall per image (median over the pairs) and bytes per image.
+On a shared machine the CPU ratio is the figure to trust; wall times move with the other load.
+``--check-pixels`` then decodes every image of the last A and B datasets and checks that the two
+hold the same rows with the same pixels (the PNG bytes may differ).
 """
 
 from __future__ import annotations
@@ -22,10 +35,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import functools
+import json
 import os
 import pstats
 import resource
 import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -161,6 +178,122 @@ def _cpu_seconds() -> tuple[float, float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime, me.ru_stime + kids.ru_stime
 
 
+# --- side by side against another commit --------------------------------------------------------
+_SIDE_RUN = r"""
+import json, resource, sys, time
+from pathlib import Path
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset
+a = json.loads(sys.argv[1])
+out = Path(a["out"])
+cfg = GenerateConfig(input_dir=Path(a["input"]), out_dir=out, split="test", size=a["size"], workers=a["workers"],
+                     limit=a["limit"])
+def cpu():
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime, me.ru_stime + kids.ru_stime
+t0, (c0, s0) = time.perf_counter(), cpu()
+summary = generate_dataset(cfg, progress=False)
+wall, (c1, s1) = time.perf_counter() - t0, cpu()
+print(json.dumps({"cpu": c1 - c0, "sys": s1 - s0, "wall": wall, "images": sum(summary.images.values()),
+                  "bytes": sum(f.stat().st_size for f in (out / "data").rglob("*.parquet")),
+                  "worker_rss_mb": (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # no worker processes:
+                                    or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024}))  # in-process
+"""
+
+
+def _export(commit: str, dest: Path) -> Path:
+    """``commit`` of the repository this script is in, exported to ``dest``; returns its ``src``."""
+    repo = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(repo), "archive", commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest / "src"
+
+
+def _side_run(src: Path, out: Path, args: argparse.Namespace, limit: int | None) -> dict:
+    """One generation in a fresh process importing misi from ``src``; its figures (see _SIDE_RUN)."""
+    params = {"out": str(out), "input": str(args.input), "size": args.size, "workers": args.workers, "limit": limit}
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.run([sys.executable, "-c", _SIDE_RUN, json.dumps(params)], env=env, capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        sys.exit(f"bench_generate: the run with {src} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _rows(out: Path) -> dict[str, list[bytes]]:
+    import pyarrow.parquet as pq
+
+    rows = {}
+    for f in sorted((out / "data").rglob("*.parquet")):
+        for row in pq.read_table(f, columns=["id", "images"]).to_pylist():
+            rows[row["id"]] = [im["bytes"] for im in row["images"]]
+    return rows
+
+
+def _same_pixels(a: Path, b: Path) -> str:
+    """'same rows, same pixels (N images, M with other bytes)' or what differs first."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    ra, rb = _rows(a), _rows(b)
+    if ra.keys() != rb.keys():
+        return f"DIFFERENT rows: {len(ra.keys() ^ rb.keys())} ids in one dataset only"
+    n = other_bytes = 0
+    for rid in sorted(ra):
+        if len(ra[rid]) != len(rb[rid]):
+            return f"DIFFERENT image count in row {rid}"
+        for x, y in zip(ra[rid], rb[rid]):
+            n += 1
+            other_bytes += x != y
+            if x != y and not np.array_equal(np.asarray(Image.open(io.BytesIO(x)).convert("RGB")),
+                                             np.asarray(Image.open(io.BytesIO(y)).convert("RGB"))):
+                return f"DIFFERENT pixels in row {rid}"
+    return f"same rows, same pixels ({n} images, {other_bytes} with other PNG bytes)"
+
+
+def side_by_side(args: argparse.Namespace) -> None:
+    """Run A (``args.against``) and B (this tree) in ABBA order and print B/A ratios (module docs)."""
+    tmp = Path(tempfile.mkdtemp(prefix="misi-side-"))
+    try:
+        src = {"A": _export(args.against, tmp), "B": Path(__file__).resolve().parents[1] / "src"}
+        print(f"A = {args.against} ({src['A']}), B = this tree ({src['B']}); input {args.input}, limit {args.limit}, "
+              f"{args.size} px, {args.workers} workers, {args.pairs} pairs in ABBA order")
+        for side in "AB":  # numba compiles (or loads) each tree's kernels into its own cache
+            _side_run(src[side], tmp / f"warm-{side}", args, 1)
+        runs: dict[str, list[dict]] = {"A": [], "B": []}
+        order = [s for k in range(args.pairs) for s in ("AB" if k % 2 == 0 else "BA")]
+        for k, side in enumerate(order):
+            out = tmp / f"run-{k}-{side}"
+            r = _side_run(src[side], out, args, args.limit)
+            runs[side].append(r)
+            print(f"  {side}: CPU {r['cpu']:6.1f} s (sys {r['sys']:4.1f}), wall {r['wall']:6.1f} s, {r['images']} images, "
+                  f"{r['bytes'] / r['images'] / 1e3:6.1f} kB/image, worker peak RSS {r['worker_rss_mb']:.0f} MB", flush=True)
+            if k < len(order) - 2 or not args.check_pixels:
+                shutil.rmtree(out, ignore_errors=True)
+                shutil.rmtree(work_dir_for(out), ignore_errors=True)
+        a, b = runs["A"], runs["B"]
+        if {r["images"] for r in a + b} != {a[0]["images"]}:
+            print("WARNING: the runs made different numbers of images")
+        per = lambda r, key: r[key] / r["images"]  # noqa: E731
+        cpu = [per(y, "cpu") / per(x, "cpu") for x, y in zip(a, b)]
+        wall = [per(y, "wall") / per(x, "wall") for x, y in zip(a, b)]
+        print(f"CPU per image: A {1e3 * statistics.median(per(r, 'cpu') for r in a):.2f} ms, "
+              f"B {1e3 * statistics.median(per(r, 'cpu') for r in b):.2f} ms; B/A per pair "
+              f"{', '.join(f'{x:.2f}' for x in cpu)}; median {statistics.median(cpu):.2f}x")
+        print(f"wall per image (noisy on a shared machine): B/A per pair {', '.join(f'{x:.2f}' for x in wall)}; "
+              f"median {statistics.median(wall):.2f}x")
+        print(f"dataset bytes per image: A {per(a[0], 'bytes') / 1e3:.1f} kB, B {per(b[0], 'bytes') / 1e3:.1f} kB, "
+              f"B/A {per(b[0], 'bytes') / per(a[0], 'bytes'):.3f}x")
+        print(f"worker peak RSS: A {max(r['worker_rss_mb'] for r in a):.0f} MB, "
+              f"B {max(r['worker_rss_mb'] for r in b):.0f} MB")
+        if args.check_pixels:
+            last = {side: tmp / f"run-{k}-{side}" for k, side in enumerate(order)}
+            print("pixels:", _same_pixels(last["A"], last["B"]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # the work folders are beside the outputs, inside it
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--input", type=Path, default=DEV if DEV.is_dir() else sample_root())
@@ -172,7 +305,14 @@ def main() -> None:
     p.add_argument("--no-profile", action="store_true")
     p.add_argument("--profile-workers", action="store_true",
                    help="profile the worker processes and print their CPU time by stage (local backend)")
+    p.add_argument("--against", metavar="COMMIT", help="side by side: this tree (B) against COMMIT (A), see above")
+    p.add_argument("--pairs", type=int, default=2, help="with --against: A/B pairs, run in ABBA order")
+    p.add_argument("--check-pixels", action="store_true",
+                   help="with --against: check that the last A and B datasets hold the same pixels")
     args = p.parse_args()
+    if args.against:
+        side_by_side(args)
+        return
     out = Path(tempfile.mkdtemp(prefix="misi-bench-"))
     prof_dir = Path(tempfile.mkdtemp(prefix="misi-bench-prof-"))
     if args.profile_workers:  # generate_dataset looks its worker initializer up by name

@@ -23,6 +23,7 @@ from misi_tasks.dataset import (
     shard_paths,
     write_shard,
 )
+from misi_tasks.dataset.parquet import _ROW_GROUP_SIZE
 from misi_tasks.definitions.registry import TASK_NAMES
 
 from .conftest import synthetic_rows, tiny_png
@@ -104,17 +105,27 @@ def test_crash_during_write_keeps_old_shard(tmp_path: Path, rows_factory, monkey
     assert [p.name for p in path.parent.iterdir()] == [path.name]
 
 
+def _reference_groups(rows: list[dict]) -> list[list[dict]]:
+    """Row groups as documented: runs of one complex_id, cut every ``_ROW_GROUP_SIZE`` rows."""
+    from itertools import groupby
+
+    runs = [list(run) for _, run in groupby(rows, key=lambda r: r["complex_id"])]
+    return [run[i:i + _ROW_GROUP_SIZE] for run in runs for i in range(0, len(run), _ROW_GROUP_SIZE)] or [[]]
+
+
 def _reference_shard(rows: list[dict]) -> bytes:
     """What ``write_shard`` wrote before it built row groups itself: ``pa.Table.from_pylist`` of
-    all rows, then ``pq.write_table`` with 64-row groups."""
+    each row group (:func:`_reference_groups`), written by one ``pq.ParquetWriter``."""
     import pyarrow as pa
 
     from misi_tasks.dataset.parquet import _WRITE_OPTIONS
     from misi_tasks.definitions.schema import check_row
 
-    table = pa.Table.from_pylist([check_row(r, "ref") for r in rows], schema=ARROW_SCHEMA)
     buf = io.BytesIO()
-    pq.write_table(table, buf, row_group_size=64, **_WRITE_OPTIONS)
+    with pq.ParquetWriter(buf, ARROW_SCHEMA, **_WRITE_OPTIONS) as writer:
+        for group in _reference_groups(rows):
+            table = pa.Table.from_pylist([check_row(r, "ref") for r in group], schema=ARROW_SCHEMA)
+            writer.write_table(table, row_group_size=_ROW_GROUP_SIZE)
     return buf.getvalue()
 
 
@@ -122,7 +133,8 @@ def _varied_rows(rows_factory, task: str, n: int, n_images: list[int], questions
                  no_path: list[bool]) -> list[dict]:
     """``n`` synthetic rows with the given image counts, questions and images without a path."""
     rows = rows_factory(task, "test", n)
-    for k, row in enumerate(rows):
+    for k, row in enumerate(rows):  # complexes of 20 rows: row groups of 16 and 4 rows
+        row.update(complex_id=f"c{k // 20:03d}", id=f"{task}/test/c{k // 20:03d}/{k:03d}")
         pngs = [tiny_png(k + j) for j in range(n_images[k % len(n_images)])]
         if pngs and no_path[k % len(no_path)]:
             pngs[0] = {"bytes": pngs[0], "path": None}
@@ -131,12 +143,12 @@ def _varied_rows(rows_factory, task: str, n: int, n_images: list[int], questions
     return rows
 
 
-@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 130])
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 63, 64, 65, 130])
 def test_shard_bytes_match_the_pyarrow_reference(tmp_path: Path, rows_factory, n: int) -> None:
     rows = _varied_rows(rows_factory, "interaction-location", n, [2, 0, 3, 1], ["Q?", "", "é ✓ 口"], [False, True])
     write_shard(iter(rows), tmp_path / "s.parquet")  # an iterator is read one row group at a time
     assert (tmp_path / "s.parquet").read_bytes() == _reference_shard(rows)
-    assert pq.ParquetFile(tmp_path / "s.parquet").metadata.num_row_groups == max(1, -(-n // 64))
+    assert pq.ParquetFile(tmp_path / "s.parquet").metadata.num_row_groups == len(_reference_groups(rows))
 
 
 def test_huge_row_group_is_left_to_pyarrow(tmp_path: Path, rows_factory, monkeypatch) -> None:
@@ -322,3 +334,47 @@ def test_per_column_compression_levels_name_every_column_of_a_shard(tmp_path: Pa
     assert images.compression == "ZSTD"
     raw = sum(len(im) for r in rows for im in r["images"])
     assert images.total_compressed_size < 0.6 * raw  # the repeated halves are found at level -1
+
+
+def test_repeated_images_are_stored_once_per_row_group(tmp_path: Path, rows_factory) -> None:
+    """The PNG bytes are dictionary-encoded: an image that several rows of one complex show (its
+    canonical view) is stored once; every row still reads back its own bytes."""
+    import random
+
+    rng = random.Random(2)
+    shared = [b"\x89PNG\r\n\x1a\n" + rng.randbytes(100_000) for _ in range(2)]
+    rows = rows_factory("translation", "test", 2 * _ROW_GROUP_SIZE)
+    for k, row in enumerate(rows):  # a complex a row group; each row: its view + one image of its own
+        cid = f"c{k // _ROW_GROUP_SIZE:03d}"
+        row.update(complex_id=cid, id=f"translation/test/{cid}/{k:03d}")
+        row["images"] = [shared[k // _ROW_GROUP_SIZE], b"\x89PNG\r\n\x1a\n" + rng.randbytes(20_000)]
+    path = tmp_path / "s.parquet"
+    write_shard(rows, path)
+    distinct = 2 * 100_008 + len(rows) * 20_008
+    assert distinct < path.stat().st_size < distinct + 50_000  # all images stored plainly: +3 MB
+    back = pq.read_table(path, columns=["images"]).column("images").to_pylist()
+    assert [[im["bytes"] for im in r] for r in back] == [r["images"] for r in rows]
+
+
+@pytest.mark.skipif(not HAS_DATASETS, reason="datasets is not installed")
+def test_datasets_reads_dictionary_encoded_images_back_exactly(tmp_path: Path, rows_factory) -> None:
+    import datasets
+    import numpy as np
+    from PIL import Image
+
+    pngs = []
+    for k in range(3):
+        buf = io.BytesIO()
+        Image.new("RGB", (8, 5), (k * 40, 255 - k, 7)).save(buf, format="PNG")
+        pngs.append(buf.getvalue())
+    rows = rows_factory("translation", "test", 5)
+    for k, row in enumerate(rows):
+        row["images"] = [pngs[0], pngs[1 + k % 2]]
+    path = shard_paths(tmp_path / "ds", "translation", "test", 1)[0]
+    write_shard(rows, path)
+    ds = datasets.load_dataset("parquet", data_files=[str(path)], split="train", cache_dir=str(tmp_path / "c"))
+    for k, item in enumerate(ds):
+        want = [Image.open(io.BytesIO(pngs[0])), Image.open(io.BytesIO(pngs[1 + k % 2]))]
+        assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(item["images"], want, strict=True))
+    raw = ds.cast_column("images", datasets.Sequence(datasets.Image(decode=False)))
+    assert [[im["bytes"] for im in r["images"]] for r in raw] == [r["images"] for r in rows]

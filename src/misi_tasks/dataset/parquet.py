@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
@@ -32,8 +33,12 @@ ARROW_SCHEMA: pa.Schema = pa.schema(
     metadata={b"huggingface": json.dumps({"info": {"features": HF_FEATURES}}).encode()},
 )
 
-#: Rows per Parquet row group: a shard is built and written one row group at a time.
-_ROW_GROUP_SIZE = 64
+#: Most rows in a Parquet row group.  A row group holds consecutive rows of one complex (the
+#: images they share are stored once in its dictionary, below), so its dictionary page holds one
+#: complex's distinct images of one task: a few to ~40 MB at 1024 px, where 64-row groups made
+#: pages of ~130 MB and raised a worker's peak memory by ~100 MB.  A shard is built and written
+#: one row group at a time.
+_ROW_GROUP_SIZE = 16
 #: Parquet writer settings, fixed so that output bytes never depend on library defaults.  Pages
 #: hold at most 8 values past 1 MiB (``write_batch_size``): with pyarrow's default of 1,024 a row
 #: group's images column was one ~130 MB page, which the writer held several copies of and a
@@ -43,7 +48,16 @@ _ROW_GROUP_SIZE = 64
 #: views within a row group, deflate's fixed Huffman codes) in half the time of level 1, which
 #: took 6.5 % (write_shard 0.82 -> 0.46 ms per image, 0.41 without compression).  Text columns
 #: keep level 1.
+#:
+#: The PNG bytes are dictionary-encoded (issue 27): items of one complex share its canonical views
+#: (T1-T3, T5, T6 show the same reference image in several items), and a dictionary stores each
+#: distinct image of a row group once, the rows referring to it by index -- about 25-30 % of the
+#: image bytes on the dev complexes (``benchmarks/bench_generate.py --against``, docs/performance.md).
+#: Readers (pyarrow, ``datasets``) decode it back to the same binary column.  Past
+#: :data:`_DICTIONARY_BYTES` of distinct images in one row group the writer falls back to plain
+#: encoding for the rest of it (bounded memory; still deterministic).
 _IMAGE_BYTES_COLUMN = "images.list.element.bytes"
+_DICTIONARY_BYTES = 256 * 2**20
 
 
 def _parquet_paths(name: str, typ: pa.DataType) -> list[str]:
@@ -56,7 +70,8 @@ def _parquet_paths(name: str, typ: pa.DataType) -> list[str]:
 
 
 _PARQUET_COLUMNS = tuple(p for f in ARROW_SCHEMA for p in _parquet_paths(f.name, f.type))
-_WRITE_OPTIONS: dict[str, Any] = dict(compression="zstd", use_dictionary=False, write_statistics=False,
+_WRITE_OPTIONS: dict[str, Any] = dict(compression="zstd", use_dictionary=[_IMAGE_BYTES_COLUMN],
+                                      dictionary_pagesize_limit=_DICTIONARY_BYTES, write_statistics=False,
                                       data_page_size=1 << 20, write_batch_size=8,
                                       compression_level={c: -1 if c == _IMAGE_BYTES_COLUMN else 1
                                                          for c in _PARQUET_COLUMNS})
@@ -66,11 +81,20 @@ _MAX_BINARY = 2**31 - 1
 
 def _offsets(lengths: Iterable[int]) -> pa.Buffer:
     """The int32 offsets buffer of a list or binary array whose entries have these lengths."""
-    return pa.array(list(accumulate(lengths, initial=0)), pa.int32()).buffers()[1]
+    return pa.py_buffer(array("i", accumulate(lengths, initial=0)))
+
+
+def _string_array(values: Sequence[str | None]) -> pa.Array:
+    """A string array built from its buffers: ``pa.array`` on a list imports pandas (to ask whether
+    the list is a pandas object), about 1.4 s of CPU in each worker process that writes shards."""
+    if any(v is None for v in values):
+        return pa.array(values, pa.string())
+    data = [v.encode() for v in values]
+    return pa.Array.from_buffers(pa.string(), len(data), [None, _offsets(map(len, data)), pa.py_buffer(b"".join(data))])
 
 
 def _string_lists(lists: Sequence[Sequence[str]]) -> pa.Array:
-    flat = pa.array([v for values in lists for v in values], pa.string())
+    flat = _string_array([v for values in lists for v in values])
     return pa.Array.from_buffers(pa.list_(pa.string()), len(lists), [None, _offsets(map(len, lists))],
                                  children=[flat])
 
@@ -96,7 +120,7 @@ def _image_lists(lists: Sequence[Sequence[Mapping[str, Any]]]) -> pa.Array:
     structs = [im for images in lists for im in images]
     blobs = [im["bytes"] for im in structs]
     data = pa.Array.from_buffers(pa.binary(), len(blobs), [None, _offsets(map(len, blobs)), _concatenated(blobs)])
-    paths = pa.array([im["path"] for im in structs], pa.string())
+    paths = _string_array([im["path"] for im in structs])
     images = pa.StructArray.from_arrays([data, paths], fields=list(_IMAGE_TYPE))
     return pa.Array.from_buffers(pa.list_(_IMAGE_TYPE), len(lists), [None, _offsets(map(len, lists))],
                                  children=[images])
@@ -113,14 +137,16 @@ def _row_group(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
         if kind == "images":
             columns.append(_image_lists(values))
         elif kind == "string":
-            columns.append(pa.array(values, pa.string()))
+            columns.append(_string_array(values))
         else:
             columns.append(_string_lists(values))
     return pa.Table.from_arrays(columns, schema=ARROW_SCHEMA)
 
 
 def _checked_groups(rows: Iterable[Mapping[str, Any]], name: str) -> Iterator[list[dict[str, Any]]]:
-    """Validate rows as they come and yield them :data:`_ROW_GROUP_SIZE` at a time."""
+    """Validate rows as they come and yield them as row groups: consecutive rows of one complex,
+    at most :data:`_ROW_GROUP_SIZE` of them (a complex's items share its images, see
+    :data:`_DICTIONARY_BYTES`)."""
     group: list[dict[str, Any]] = []
     seen: set[str] = set()
     for k, row in enumerate(rows):
@@ -128,10 +154,10 @@ def _checked_groups(rows: Iterable[Mapping[str, Any]], name: str) -> Iterator[li
         if item["id"] in seen:
             raise DatasetError(f"{name}: row {k}: duplicate id {item['id']!r}")
         seen.add(item["id"])
-        group.append(item)
-        if len(group) == _ROW_GROUP_SIZE:
+        if group and (len(group) == _ROW_GROUP_SIZE or item["complex_id"] != group[-1]["complex_id"]):
             yield group
             group = []
+        group.append(item)
     if group or not seen:
         yield group
 
@@ -145,7 +171,7 @@ def write_shard(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike) -> N
         One mapping per item with the columns of :data:`COLUMNS`. ``task_code`` may be left out
         (derived from ``task``); ``metadata`` may be a dict (serialised with sorted keys);
         ``images`` entries may be PNG bytes, ``{"bytes": ..., "path": ...}`` dicts or PIL images.
-        An iterator is read one row group (64 rows) at a time, so a caller that makes rows as
+        An iterator is read one row group (at most 16 rows) at a time, so a caller that makes rows as
         they are asked for holds one row group in memory, not the shard.
     path : path-like
         Destination, normally one of :func:`shard_paths`. Parent directories are created.
