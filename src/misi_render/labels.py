@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -45,6 +45,7 @@ __all__ = [
     "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
     "LIGAND_LABEL_RULE", "unique_ligand_labels", "with_unique_ligand_labels", "pocket_has_chains",
     "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels", "FREETYPE_LOCK", "ink_box", "render_patch",
+    "LABEL_KINDS",
 ]
 
 #: How drawn ligand atoms are labelled (stated in the prompts).
@@ -151,13 +152,24 @@ class Label:
     key: bool = False
 
 
+#: What a :class:`PlacedLabel` names: a chosen residue's atom, a ligand atom, or a residue.
+LABEL_KINDS = ("atom", "ligand", "residue")
+
+
 @dataclass(frozen=True)
 class PlacedLabel:
-    """A drawn label: its text, whether it names a key atom, and its ink box (pixels, x0 <= x < x1)."""
+    """A drawn label: its text, whether it names a key atom, and its ink box (pixels, x0 <= x < x1).
+
+    ``atom`` is the row of the atom it names (for a residue label, the atom it is anchored on) and
+    ``kind`` one of :data:`LABEL_KINDS`; both are ``-1`` / ``""`` when unknown (labels built by
+    :func:`placed_labels`) and are not compared.
+    """
 
     text: str
     key: bool
     box: tuple[float, float, float, float]
+    atom: int = field(default=-1, compare=False)
+    kind: str = field(default="", compare=False)
 
 
 def placed_labels(labels: list[Label], corners: np.ndarray) -> tuple[PlacedLabel, ...]:

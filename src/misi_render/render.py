@@ -111,6 +111,18 @@ class RenderedView:
         """Image width = height in pixels."""
         return self.options.size
 
+    def label_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every drawn label as arrays: ``(boxes (L, 4) float64, atom (L,) int64, kind (L,) int64)``
+        (the atom each names, its kind an index into :data:`misi_render.labels.LABEL_KINDS`), in
+        :attr:`labels` order, without building the :class:`~misi_render.labels.PlacedLabel` tuple."""
+        value = self.__dict__["_labels"]
+        if isinstance(value, tuple):
+            kinds = {k: i for i, k in enumerate(_labels.LABEL_KINDS)}
+            return (np.array([p.box for p in value], dtype=np.float64).reshape(-1, 4),
+                    np.array([p.atom for p in value], dtype=np.int64),
+                    np.array([kinds.get(p.kind, -1) for p in value], dtype=np.int64))
+        return value.arrays()
+
     @property
     def scale(self) -> float:
         """Pixels per Å in the frame's centre plane at zoom 0."""

@@ -23,7 +23,8 @@ import numpy as np
 from misi_geom import Complex, residue_starts
 from misi_render._layout import composite_rows, place_boxes, residue_anchors
 from misi_render.labels import (
-    FREETYPE_LOCK, ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, ink_box, render_patch, font_px, residue_label,
+    FREETYPE_LOCK, ATOM_FILL, LABEL_KINDS, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, ink_box, render_patch, font_px,
+    residue_label,
 )  # fmt: skip
 from misi_render.screen import ScreenCoords
 
@@ -171,18 +172,26 @@ class DrawnLabels:
     :attr:`misi_render.RenderedView.labels` builds the tuple the first time it is read.
     """
 
-    __slots__ = ("_text", "_labels", "_key", "_x0", "_y0", "_x1", "_y1")
+    __slots__ = ("_text", "_labels", "_key", "_x0", "_y0", "_x1", "_y1", "_n")
 
-    def __init__(self, text, labels, key, x0, y0, x1, y1) -> None:
+    def __init__(self, text, labels, key, x0, y0, x1, y1, n: int) -> None:
         self._text, self._labels, self._key = text, labels, key
         self._x0, self._y0, self._x1, self._y1 = x0, y0, x1, y1
+        self._n = n  # atoms of the complex: label j names atom j % n, of kind LABEL_KINDS[j // n]
 
     def __len__(self) -> int:
         return len(self._labels)
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(boxes (L, 4) float64, atom (L,) int64, kind (L,) int64)``: each label's box, the atom it
+        names and its kind as an index into :data:`misi_render.labels.LABEL_KINDS`, without building
+        :class:`PlacedLabel` objects."""
+        boxes = np.column_stack([self._x0, self._y0, self._x1, self._y1]).astype(np.float64).reshape(-1, 4)
+        return boxes, self._labels % self._n, self._labels // self._n
+
     def __iter__(self):
-        text = self._text
-        return (PlacedLabel(text[j], kk, (a, b, c, d)) for j, kk, a, b, c, d in zip(
+        text, n = self._text, self._n
+        return (PlacedLabel(text[j], kk, (a, b, c, d), j % n, LABEL_KINDS[j // n]) for j, kk, a, b, c, d in zip(
             self._labels.tolist(), self._key.tolist(), self._x0.tolist(), self._y0.tolist(), self._x1.tolist(),
             self._y1.tolist()))  # fmt: skip
 
@@ -275,4 +284,4 @@ def label_view(
                    np.ascontiguousarray(hs), xs, ys)
     if target is not image:
         image[...] = target
-    return DrawnLabels(cache.text, labs, is_key, x0, y0, x1, y1)
+    return DrawnLabels(cache.text, labs, is_key, x0, y0, x1, y1, cache.n)

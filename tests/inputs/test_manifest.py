@@ -60,7 +60,7 @@ def test_pdbbind_manifest_generates_the_folder_answers_and_images(tmp_path):
     generate_dataset(GenerateConfig(input_dir=folder_in, out_dir=tmp_path / "a", **common), progress=False)
     generate_dataset(GenerateConfig(input_dir=manifest, out_dir=tmp_path / "b", **common), progress=False)
     a, b = _rows(tmp_path / "a"), _rows(tmp_path / "b")
-    assert a.keys() == b.keys() and len(a) >= 40
+    assert a.keys() == b.keys() and len(a) >= 30  # at 64 px most T8/T9 labels cannot be legible: those items drop
     for key in a:
         ra, rb = a[key], b[key]
         for col in ("question", "answer", "options", "image_roles", "images"):

@@ -162,3 +162,24 @@ def test_rendered_view_builds_its_labels_on_read():
     assert view.labels == want == again.labels
     assert view.labels is view.labels  # built once
     assert np.array_equal(image, view.image)
+
+
+def test_label_arrays_name_the_atoms_the_labels_show():
+    """``label_arrays`` (from the arrays, or from the tuple once read) gives each label's box, atom and
+    kind; a ligand label's text is its atom's name, a residue label's is its atom's residue."""
+    from misi_render import render_views
+    from misi_render.labels import LABEL_KINDS, residue_label
+
+    c = load_sample("2pyy")
+    view, = render_views(c, ("front",), options=RenderOptions(size=512))
+    boxes, atom, kind = view.label_arrays()  # before the tuple exists
+    placed = view.labels
+    assert boxes.tolist() == [list(p.box) for p in placed]
+    assert [LABEL_KINDS[k] for k in kind] == [p.kind for p in placed] and atom.tolist() == [p.atom for p in placed]
+    assert {"ligand", "residue"} <= set(p.kind for p in placed)
+    for p in placed:
+        assert view.visible[p.atom]
+        want = str(c.atom_name[p.atom]) if p.kind == "ligand" else residue_label(c, p.atom)
+        assert p.text == want
+    again = view.label_arrays()  # from the tuple now
+    assert all(np.array_equal(a, b) for a, b in zip(again, (boxes, atom, kind)))

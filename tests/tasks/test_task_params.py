@@ -160,6 +160,11 @@ def _docking_gap(lo, hi):
     return check
 
 
+def _no_scale(rows):
+    """The paper's wording: no scale sentence (the default states it, see test_fair_rows.py)."""
+    assert all("Scale:" not in r["question"] and " px" not in r["question"] for r in rows)
+
+
 def _docking_max_angle(rows):
     assert all("between -45 and 45)" in r["question"] for r in rows)
     assert all(abs(Docking.parse(r["answer"]).roll.angle_deg) <= 45 for r in rows)
@@ -200,8 +205,11 @@ CASES = {
     ("rotation-rotation", "max_angle"): (30, _pair_rolls(30, 15)),
     ("rotation-rotation", "step"): (45, _pair_rolls(90, 45)),
     ("rotation-rotation", "ssim_max"): (0.001, TaskSkipped, _skipped_naming("visibly different", "looks like image 4")),
-    ("docking", "min_gap"): (7.5, _docking_gap(7.5, 8.0)),
-    ("docking", "max_gap"): (2.5, _docking_gap(2.0, 2.5)),
+    ("docking", "min_gap"): (6.5, _docking_gap(6.5, 8.0)),
+    ("docking", "max_gap"): (3.0, _docking_gap(2.0, 3.0)),
+    ("translation", "state_scale"): (False, _no_scale),
+    ("translation-rotation", "state_scale"): (False, _no_scale),
+    ("interaction-location", "state_scale"): (False, _no_scale),
     ("docking", "max_angle"): (45, _docking_max_angle),
     ("docking", "step"): (30, _docking_step),
 }
@@ -245,7 +253,8 @@ def test_count_travels_with_the_items(scenes):
     ("translation", {"axes": ["z"]}, "axes must be distinct"),
     ("rotation", {"step": 7}, "multiple of step"),
     ("zooming", {"min_distance": 61}, "min_distance <= max_distance"),
-    ("docking", {"min_gap": 9.0}, "min_gap <= max_gap"),
+    ("docking", {"min_gap": 9.0}, r"min_gap \+ 1 <= max_gap"),
+    ("docking", {"min_gap": 7.5}, r"min_gap \+ 1 <= max_gap"),  # no whole-Å move would always fit
     ("translation-rotation", {"max_distance": 1}, "max_distance must be >= 2"),
     ("rotation", {"max_angle": 90.5}, "must be a whole number"),
     ("translation", {"axes": []}, "non-empty list"),

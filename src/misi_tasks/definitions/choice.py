@@ -60,6 +60,8 @@ class TranslationRotationSpec(PairChoiceSpec):
     summary = "Which image shows a second complex after the same move and roll?"
 
     max_distance: int = 4
+    #: State the images' scale (px per Å) in the prompt; false gives the paper's wording (no scale).
+    state_scale: bool = True
 
     def validate(self) -> None:
         super().validate()

@@ -32,8 +32,9 @@ RANDOM_DOCKING_MOVE_A: tuple[int, ...] = tuple(range(5, 31))
 @dataclass(frozen=True)
 class DockingSpec(TaskSpec):
     """T7: ``roll x 75, move x -14``: undo a roll of the ligand about its own centre (multiples of
-    ``step`` degrees in [-max_angle, max_angle], not 0) and a move along x that leaves a gap drawn
-    in [min_gap, max_gap] Å between ligand and pocket in the front view.
+    ``step`` degrees in [-max_angle, max_angle], not 0) and a move along x (whole Å) that leaves a
+    gap in [min_gap, max_gap] Å between ligand and pocket in the front view (``max_gap`` at least
+    ``min_gap + 1``, so that a whole-Å move always fits; metadata ``gap_A`` is the gap drawn).
 
     Metric: half for the roll (axis must match; ``1 - |Δangle| / R`` with R the width of the angle
     range, 180° by default), half for the move (axis and sign must match; ``1 - |Δd| / 30 Å``).
@@ -55,8 +56,9 @@ class DockingSpec(TaskSpec):
 
     def validate(self) -> None:
         check_angle_range(self.name, self.max_angle, self.step)
-        if not 0 <= self.min_gap <= self.max_gap:
-            raise ValueError(f"task {self.name!r}: need 0 <= min_gap <= max_gap, got {self.min_gap}, {self.max_gap}")
+        if not (0 <= self.min_gap and self.min_gap + 1 <= self.max_gap):  # a whole-Å move always fits
+            raise ValueError(f"task {self.name!r}: need 0 <= min_gap and min_gap + 1 <= max_gap, "
+                             f"got {self.min_gap}, {self.max_gap}")
 
     def angles(self) -> tuple[int, ...]:
         """The allowed roll angles (degrees)."""

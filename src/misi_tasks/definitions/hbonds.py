@@ -102,6 +102,8 @@ class InteractionLocationSpec(TaskSpec):
     #: A magnitude decoy changes one component by 1 .. decoy_max_step Å (shrinking it only when it is
     #: larger than that, so its sign stays).
     decoy_max_step: int = 3
+    #: State the images' scale (px per Å) in the prompt; false gives the paper's wording (no scale).
+    state_scale: bool = True
 
     def validate(self) -> None:
         if self.decoy_max_step < 1:
@@ -131,10 +133,18 @@ class PocketLigandSpec(TaskSpec):
     answer_kw = MappingProxyType({"with_yes": False})
     metric = _BOND_METRIC
 
-    def ask(self, **fields: Any) -> str:
+    def ask(self, *, chain: str | None = None, **fields: Any) -> str:
+        """The question; ``chain`` is the one chain of a single-chain pocket (``"?"``: none in the file),
+        stated since the residue labels then do not carry it."""
+        if chain is None:
+            where = ""
+        elif chain == "?":
+            where = " The file gives the pocket residues no chain id: write \"?\" as their chain."
+        else:
+            where = f" Every pocket residue is in chain {chain}."
         return ("List every hydrogen bond between the pocket and the ligand. Give each bond as residue name, residue "
                 "number, residue atom name and chain id (\"?\" when the file gives no chain), a comma, then the "
-                "ligand atom name; separate bonds with \"; \".")
+                "ligand atom name; separate bonds with \"; \"." + where)
 
     def answer_format(self) -> tuple[str, list[str]]:
         return ("<RES> <number> <atom> <chain>, <ligand atom>; ...",

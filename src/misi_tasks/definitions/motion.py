@@ -62,6 +62,8 @@ class TranslationSpec(TaskSpec):
 
     axes: tuple[str, ...] = ("x", "y")
     max_distance: int = 4
+    #: State the images' scale (px per Å) in the prompt; false gives the paper's wording (no scale).
+    state_scale: bool = True
 
     def validate(self) -> None:
         _check_axes(self.name, self.axes, ("x", "y"))

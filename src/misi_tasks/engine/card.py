@@ -104,6 +104,11 @@ def _load_example(present: dict[str, list[str]]) -> list[str]:
         f"misi-run path/to/this/folder --base-url http://localhost:8000/v1 --model MODEL --split {bench} --out preds.jsonl",
         f"misi-eval --dataset path/to/this/folder --split {bench} --predictions preds.jsonl",
         "```",
+        "",
+        "Scoring credits symmetry-equivalent atoms: in T4 and T9 an answer may name an atom the images "
+        "cannot tell from the true one (ASP OD1/OD2, GLU OE1/OE2, ARG NH1/NH2, PHE/TYR ring pairs, LEU CD1/CD2, "
+        "VAL CG1/CG2, and ligand atoms equivalent by the molecule's graph, such as a carboxylate's oxygens); "
+        "each item lists these classes in `metadata.equivalent_atoms`, so any scorer can do the same.",
     ]
 
 

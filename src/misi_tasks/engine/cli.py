@@ -11,7 +11,7 @@ Examples::
 
 Every argument is checked before any work starts; a bad one is one line naming the option and the
 value.  Ctrl-C stops with one line; the same command then resumes where the run stopped.
-Exit status: 0 done, 2 bad arguments, input or output folder, 130 interrupted.
+Exit status: 0 done, 1 an item failed ``--audit``, 2 bad arguments, input or output folder, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true",
                    help="write into a non-empty folder misi-gen did not write, or one written with other "
                         "arguments, replacing its README.md, failures.txt, figures/ and data/ (other files stay)")
+    p.add_argument("--audit", action="store_true",
+                   help="run misi-audit on the dataset when it is complete (its counts go into the card; "
+                        "exit status 1 when an item fails the audit)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -225,15 +228,25 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
         for (task, split), n in sorted(summary.items.items()):
             if n < TINY_PER_TASK:
                 print(f"note: --tiny: only {n} {task} items exist in the {split} split (fewer than {TINY_PER_TASK})")
+    audit_status = _audit(cfg, args) if args.audit else 0  # before an upload, so the card carries its counts
     if not remote_out:
         print(f"dataset written to {cfg.out_dir}")
-        return 0
+        return audit_status
     try:
         files = upload_output(cfg.out_dir, remote_out, overwrite=args.overwrite)
     except (RemoteError, OSError) as exc:
         raise CliError(f"{' '.join(str(exc).split())} (the dataset is complete in {cfg.out_dir}; rerun to upload)") from None
     print(f"dataset written to {cfg.out_dir} and uploaded to {remote_out} ({len(files)} files)")
-    return 0
+    return audit_status
+
+
+def _audit(cfg, args: argparse.Namespace) -> int:
+    """``--audit``: :func:`misi_tasks.audit.cli.run_audit` on the finished dataset and its input."""
+    from misi_tasks.audit.cli import run_audit
+
+    workers = cfg.workers if cfg.backend == "local" else 1
+    return run_audit(cfg.out_dir, cfg.input_dir, quiet=args.quiet, workers=workers, prog="misi-gen --audit",
+                     ligand=args.ligand, smiles=args.smiles, poses=args.poses)
 
 
 def _os_error(exc: OSError, out: Path) -> str:

@@ -18,6 +18,11 @@ parameters (score in [0, 1] per item):
   answered ``No`` scores 0.
 - Exact match for every task: the parsed answer equals the truth (bond lists as sets).
 
+An item's ``equivalent_atoms`` (metadata; T4, T8, T9: classes of atoms a reader cannot tell
+apart, :mod:`misi_tasks.definitions.equivalence`) let a T4/T9 answer name any atom of a class in place
+of another: both lists are compared after mapping every atom to its class
+(:func:`~misi_tasks.definitions.equivalence.canonical_bond_list`).
+
 An item's ``equivalent_answers`` (metadata; T7 records the other allowed answers that dock the
 ligand within 1 Å heavy-atom RMSD of its bound pose) get the credit of the exact answer: score 1
 and an exact match.  An unparseable reply scores 0 (and is counted); a missing reply scores 0
@@ -39,8 +44,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from misi_tasks.definitions.answers import ParsedAnswer
+from misi_tasks.definitions.answers import BondList, ParsedAnswer
 from misi_tasks.definitions.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
+from misi_tasks.definitions.equivalence import canonical_bond_list
 from misi_tasks.definitions.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
 from misi_tasks.definitions.motion import RotationSpec, TranslationSpec
 from misi_tasks.definitions.registry import item_metadata, paper_average_columns, report_columns, task_spec
@@ -166,5 +172,12 @@ def score_item(
     # equivalent answers (T7: other poses within 1 Å RMSD of the bound one) count as the exact one
     equivalents = (spec.parse(a) for a in meta.get("equivalent_answers", ()))
     truths = [truth, *(e for e in equivalents if e is not None)]
+    classes = meta.get("equivalent_atoms")
+    if classes and isinstance(pred, BondList):  # T4/T9: a symmetry-equivalent atom names the same atom
+        text = pred.text
+        pred = canonical_bond_list(pred, classes)
+        truths = [canonical_bond_list(t, classes) if isinstance(t, BondList) else t for t in truths]
+        score = max(score_answer(spec, pred, t) for t in truths)
+        return ItemScore(item["id"], task, column, score, any(same_answer(pred, t) for t in truths), "ok", text)
     score = max(score_answer(spec, pred, t) for t in truths)
     return ItemScore(item["id"], task, column, score, any(same_answer(pred, t) for t in truths), "ok", pred.text)

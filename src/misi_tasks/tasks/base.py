@@ -20,7 +20,8 @@ from misi_render import RenderOptions
 from misi_tasks.definitions.items import OPTIONS_MARK, Item
 from misi_tasks.definitions.registry import SPECS, resolve_task, task_spec
 from misi_tasks.definitions.taskspec import TaskSpec
-from misi_tasks.tasks.prompts import conventions, image_list
+from misi_tasks.tasks.fairness import labels_outside_frame
+from misi_tasks.tasks.prompts import conventions, image_list, scale_text
 from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import rng_for
 
@@ -92,6 +93,11 @@ class TaskGenerator:
         """Items for one complex; deterministic in (seed, task, complex id)."""
         rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
         items = self.make_items(scene, ctx, rng)
+        for item in items:  # no label may leave its image (misi_tasks.tasks.fairness)
+            for view in [*item.renders.get("images", ()), *item.renders.get("options", ())]:
+                outside = labels_outside_frame(view)
+                if outside:
+                    raise RuntimeError(f"{item.id}: label {outside[0]!r} leaves the frame of a {view.name} image")
         if scene.provenance is not None:  # explicit-file inputs: files and checksums
             for item in items:
                 item.metadata["source"] = scene.provenance
@@ -116,11 +122,21 @@ class TaskGenerator:
         labels = {k: fields[k] for k in ("chains", "numbered") if k in fields}
         return conventions(fields["pdb_id"], what=self.shows, **labels)
 
+    def notes(self, *, scales: list[tuple[float, str | None]] | None = None, perspective: bool = False,
+              **fields: Any) -> list[str]:
+        """Sentences between the image list and the question: the images' scale (``scales``: px per Å
+        and which images, :func:`misi_tasks.tasks.prompts.scale_text`) when the task's spec states it
+        (``state_scale``, T1/T5/T8)."""
+        if scales and getattr(self.spec, "state_scale", False):
+            return [scale_text(scales, perspective)]
+        return []
+
     def prompt(self, **fields: Any) -> str:
         """An item's prompt, the same scaffold for every task: the preamble, the image list, the
-        spec's question (:meth:`TaskSpec.ask` gets every field), the options mark for a
+        notes (:meth:`notes`), the spec's question (:meth:`TaskSpec.ask` gets every field), the options mark for a
         multiple-choice task, and the spec's answer sentence."""
-        parts = [self.preamble(**fields), image_list(self.image_descriptions(**fields)), self.spec.ask(**fields)]
+        parts = [self.preamble(**fields), image_list(self.image_descriptions(**fields)), *self.notes(**fields),
+                 self.spec.ask(**fields)]
         if self.spec.multiple_choice:
             parts.append(OPTIONS_MARK)
         parts.append(self.spec.answer_sentence())

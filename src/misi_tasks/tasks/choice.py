@@ -154,8 +154,11 @@ class TranslationRotationTask(PairChoiceTask):
             raise TaskSkipped("needs a second complex in the same split")
         other = ctx.partner(str(rng.choice(list(ctx.partner_ids))))
         chains = scene.residue_chain if scene.residue_chain == other.residue_chain else None
+        c1, c2 = (round(s.options.scale(s.frame_for(margin_A=self.margin_A)), 1) for s in (scene, other))
+        scales = [(c1, None)] if c1 == c2 else [(c1, "images 1-4"), (c2, "images 5-11")]
         return scene, other, {"pdb_id": scene.pdb_id, "other_id": other.pdb_id, "chains": chains,
-                              "numbered": scene.numbered_ligand or other.numbered_ligand}
+                              "numbered": scene.numbered_ligand or other.numbered_ligand, "scales": scales,
+                              "perspective": scene.options.projection == "perspective"}
 
 
 class RotationRotationTask(PairChoiceTask):

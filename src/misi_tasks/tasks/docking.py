@@ -1,9 +1,10 @@
 """T7 ligand docking: undo a roll of the ligand about its own centre and a move along x.
 
 The ligand is displaced **once, in the front camera frame**: turned about its own centroid by one
-roll, then moved along x to the far left or right so that, in the front view, its x-extent and
-the pocket's are at least ``gap`` Å apart (``gap`` drawn uniformly in [``min_gap``, ``max_gap``] Å
-with the seed, so the move's size cannot be read off image 7 by a fixed rule).  The displaced
+roll, then moved along x to the far left or right by a whole number of Å drawn with the seed among
+those that leave its x-extent between ``min_gap`` and ``max_gap`` Å from the pocket's in the front
+view (so the move's size cannot be read off image 7 by a fixed rule); ``gap_A`` in the metadata is
+that gap as drawn.  The displaced
 ligand is then a moved :class:`misi_geom.Complex` in model coordinates, and each of its images is
 that view of the one displaced 3-D ligand (its left view is the front-frame displaced ligand
 turned +90° about Y, its top view +90° about X).  All seven images share one camera frame about the
@@ -33,21 +34,31 @@ from misi_tasks.tasks.scene import Scene
 __all__ = ["DockingTask", "displacement", "equivalent_answers", "EQUIVALENT_RMSD_A"]
 
 
-def displacement(lig_xyz: np.ndarray, pocket_xyz: np.ndarray, roll: Roll, side: int, gap: float):
+def displacement(lig_xyz: np.ndarray, pocket_xyz: np.ndarray, roll: Roll, side: int, min_gap: float,
+                 max_gap: float, u: float):
     """The displacing move for front-frame ligand and pocket heavy-atom coordinates.
 
-    Returns ``(move, motion)``: the integer x move that separates the rolled ligand from the pocket
-    by at least ``gap`` Å on ``side`` (+1 right, -1 left), and the full displacement motion (front
-    camera frame).
+    The move is a whole number of Å along x that leaves the rolled ligand's x-extent between
+    ``min_gap`` and ``max_gap`` Å from the pocket's on ``side`` (+1 right, -1 left); ``u`` in [0, 1)
+    picks one of those moves uniformly.  At least one fits when ``max_gap >= min_gap + 1`` (the
+    spec checks it); otherwise the gap is the smallest one above ``min_gap``.
+
+    Returns ``(move, motion, gap)``: the move, the full displacement motion (front camera frame) and
+    the gap drawn (Å), the one the images show.
     """
     center = lig_xyz.mean(axis=0)
     rolled = command_motion(roll, center).apply(lig_xyz)
-    if side > 0:
-        d = int(np.ceil(pocket_xyz[:, 0].max() + gap - rolled[:, 0].min()))
-    else:
-        d = int(np.floor(pocket_xyz[:, 0].min() - gap - rolled[:, 0].max()))
+    if side > 0:  # gap = rolled min + d - pocket max
+        base = float(rolled[:, 0].min() - pocket_xyz[:, 0].max())
+        lo, hi = int(np.ceil(min_gap - base)), int(np.floor(max_gap - base))
+    else:  # gap = pocket min - (rolled max + d)
+        base = float(pocket_xyz[:, 0].min() - rolled[:, 0].max())
+        lo, hi = int(np.ceil(base - max_gap)), int(np.floor(base - min_gap))
+    moves = list(range(lo, hi + 1)) or [lo if side > 0 else hi]
+    d = moves[min(int(u * len(moves)), len(moves) - 1)]
     move = Move("x", d)
-    return move, command_motion(roll, center).then(command_motion(move))
+    gap = base + d if side > 0 else base - d
+    return move, command_motion(roll, center).then(command_motion(move)), gap
 
 
 def equivalent_answers(
@@ -109,9 +120,9 @@ class DockingTask(TaskGenerator):
         items = []
         for k, pick in enumerate(picks):
             axis, angle, side = combos[pick]
-            gap = float(rng.uniform(self.spec.min_gap, self.spec.max_gap))
             roll = Roll(axis, angle)
-            move, motion = displacement(lig_xyz, pocket_xyz, roll, side, gap)
+            move, motion, gap = displacement(lig_xyz, pocket_xyz, roll, side, self.spec.min_gap, self.spec.max_gap,
+                                             float(rng.uniform()))
             moved_lig = motion.apply(lig_xyz)
             # the one displaced 3-D state, as a complex in model coordinates: every view turns it
             moved = c.with_coord(np.where(lig_mask[:, None], motion.apply(q) + scene.frame.center, c.coord))

@@ -24,11 +24,37 @@ from misi_geom import SIX_VIEWS, hbond_pairs
 from misi_geom.residues import residue_label, residue_number
 from misi_tasks.definitions.answers import Move, format_commands
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
+from misi_tasks.definitions.equivalence import side_chain_siblings
+from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atoms
 from misi_tasks.tasks.prompts import VIEWS6, conventions, one_residue_labels_text
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
 __all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys"]
+
+
+def _t9_atom(c, i: int) -> str:
+    """A pocket atom as T9 answers (and T8 prompts) write it: ``"ASP 29 OD1 A"``."""
+    return f"{c.res_name[i]} {residue_number(c, i)} {c.atom_name[i]} {str(c.chain_id[i]) or '?'}"
+
+
+def _t4_atom(c, i: int) -> str:
+    """A pocket atom as T4 answers write it: ``"ASP OD1"``."""
+    return f"{c.res_name[i]} {c.atom_name[i]}"
+
+
+def _bond_needs(scene: Scene, pairs) -> tuple[list[LabelNeed], dict[str, int]]:
+    """The labels (each bonded residue, each ligand atom) and visible atoms (both ends) of ``pairs``."""
+    c = scene.complex
+    labels: dict[str, LabelNeed] = {}
+    visible: dict[str, int] = {}
+    for i, j in pairs:
+        res = scene.residue_label(i)
+        labels.setdefault(res, LabelNeed(res, "residue", int(i)))
+        labels.setdefault(str(c.atom_name[j]), LabelNeed(str(c.atom_name[j]), "ligand", int(j)))
+        visible.setdefault(_t9_atom(c, i), int(i))
+        visible.setdefault(str(c.atom_name[j]), int(j))
+    return list(labels.values()), visible
 
 
 def _pairs_metadata(c, pairs) -> list[dict]:
@@ -75,24 +101,42 @@ class ResidueLigandTask(TaskGenerator):
         c = scene.complex
         positives, negatives, pairs, pool = self._candidates(scene)
         n = self.count(ctx.split)
-        chosen = [(int(r), "positive") for r in rng.permutation(positives)[:n]]
-        chosen += [(int(r), "negative") for r in rng.permutation(negatives)[:n]]
-        if not chosen:
+        queue = [[(int(r), "positive") for r in rng.permutation(positives)],
+                 [(int(r), "negative") for r in rng.permutation(negatives)]]
+        if not positives and not negatives:
             raise TaskSkipped("no pocket residue to ask about")
         items = []
-        for k, (res, label) in enumerate(chosen):
+        for res, label in (pick for picks in queue for pick in picks):
+            if sum(it.metadata["label"] == label for it in items) == n:
+                continue
             mask = (c.res_index == res) | c.is_ligand
             sub = c[mask]
+            rows = np.cumsum(mask) - 1  # scene row -> row of the slice
             frame = scene.frame_for(sub, centre="atoms")
-            # the residue's atoms are what the question is about: no other label may hide them
-            views = scene.render(SIX_VIEWS, complex_=sub, frame=frame, atom_label_residue=res,
-                                 key_atoms=sub.res_index == res)
             res_pairs = [(i, j) for i, j in pairs if c.res_index[i] == res]
-            answer = str(t4_bonds([b for b in scene.hbonds if c.res_index[b.pair[0]] == res], c))
             first = int(np.flatnonzero(c.res_index == res)[0])
             residue = scene.residue_label(first)
+            # the residue, each of its atoms and each ligand atom the answer names: labelled, and visible
+            pocket_atoms = list(dict.fromkeys(int(i) for i, _ in res_pairs))
+            ligand_atoms = list(dict.fromkeys(int(j) for _, j in res_pairs))
+            needs = ([LabelNeed(residue, "residue", int(rows[first]))]
+                     + [LabelNeed(_t4_atom(c, i), "atom", int(rows[i])) for i in pocket_atoms]
+                     + [LabelNeed(str(c.atom_name[j]), "ligand", int(rows[j])) for j in ligand_atoms])
+            visible = {**{_t4_atom(c, i): int(rows[i]) for i in pocket_atoms},
+                       **{str(c.atom_name[j]): int(rows[j]) for j in ligand_atoms}}
+
+            def draw(key, sub=sub, frame=frame, res=res):
+                return scene.render(SIX_VIEWS, complex_=sub, frame=frame, atom_label_residue=res, key_atoms=key)
+
+            # the residue's atoms are what the question is about: no other label may hide them
+            checked = checked_render(draw, sub, needs, visible, sub.res_index == res)
+            if checked is None:  # no layout shows every named atom legibly: ask about another residue
+                continue
+            views, check, relaid = checked
+            answer = str(t4_bonds([b for b in scene.hbonds if c.res_index[b.pair[0]] == res], c))
+            named = [a for pair in res_pairs for a in pair]
             item = self.new_item(
-                scene, ctx, k,
+                scene, ctx, len(items),
                 question=self.prompt(pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
@@ -100,10 +144,14 @@ class ResidueLigandTask(TaskGenerator):
                 metadata={"label": label, "residue": residue, "res_index": res,
                           "chain": str(c.chain_id[first]) or "?", "hbonds": _pairs_metadata(c, res_pairs),
                           "hard_negatives": bool(self.spec.hard_negatives),
-                          "negative_pool": pool if label == "negative" else None, "camera": scene.camera_dict(frame)},
+                          "negative_pool": pool if label == "negative" else None, "camera": scene.camera_dict(frame),
+                          "equivalent_atoms": equivalent_atoms(c, named, scene.ligand_classes, lambda r: _t4_atom(c, r)),
+                          "label_check": check.record(relaid)},
             )
             item.renders = {"views": views, "complex": sub, "images": views}
             items.append(item)
+        if not items:
+            raise TaskSkipped("no residue whose named atoms are legibly labelled")
         return items
 
 
@@ -113,9 +161,10 @@ def _move_text(dx: int, dy: int) -> str:
 
 
 def t8_decoys(dx: int, dy: int, rng: np.random.Generator, *, max_step: int = 3,
-              attempts: int = 50) -> list[tuple[int, int]]:
+              attempts: int = 50, avoid=frozenset()) -> list[tuple[int, int]]:
     """Three distinct decoy moves: (1) a sign flip, (2) a magnitude change by 1 .. ``max_step``,
-    (3) both; each drawn up to ``attempts`` times (``max_step``: the T8 spec's ``decoy_max_step``)."""
+    (3) both; each drawn up to ``attempts`` times (``max_step``: the T8 spec's ``decoy_max_step``);
+    none in ``avoid`` (the moves of the bonds between symmetry-equivalent atoms, which mean the same bond)."""
     def flip(v):
         comps = [k for k, x in enumerate(v) if x != 0]
         out = list(v)
@@ -134,7 +183,7 @@ def t8_decoys(dx: int, dy: int, rng: np.random.Generator, *, max_step: int = 3,
     for make in (flip, grow, lambda v: grow(flip(v))):
         for _ in range(attempts):
             cand = make(truth)
-            if cand != truth and cand != (0, 0) and cand not in decoys:
+            if cand != truth and cand != (0, 0) and cand not in decoys and cand not in avoid:
                 decoys.append(cand)
                 break
         else:  # pragma: no cover - a tiny move whose variants are exhausted
@@ -150,6 +199,17 @@ class InteractionLocationTask(TaskGenerator):
     def image_descriptions(self, **fields):
         return VIEWS6
 
+    def _sibling_moves(self, scene: Scene, front, i: int, j: int) -> set[tuple[int, int]]:
+        """The answers the question would have for a symmetry-equivalent pocket or ligand atom."""
+        c = scene.complex
+        names = side_chain_siblings(str(c.res_name[i]), str(c.atom_name[i]))
+        same_res = np.flatnonzero((c.res_index == c.res_index[i]) & ~c.is_hydrogen)
+        pocket = {int(r) for r in same_res if str(c.atom_name[r]) in names} | {i}
+        cls = scene.ligand_classes
+        ligand = set(np.flatnonzero(cls == cls[j]).tolist()) if cls[j] >= 0 else {j}
+        return {(-int(np.round((front.x_A[a] + front.x_A[b]) / 2)), -int(np.round((front.y_A[a] + front.y_A[b]) / 2)))
+                for a in pocket for b in ligand if (a, b) != (i, j)}
+
     def make_items(self, scene, ctx, rng):
         c = scene.complex
         pairs = hbond_pairs(scene.hbonds, c)
@@ -162,19 +222,25 @@ class InteractionLocationTask(TaskGenerator):
             dx, dy = -int(np.round(cx)), -int(np.round(cy))
             if (dx, dy) == (0, 0) or (dx, dy) in answers:
                 continue
+            # the bond's two atoms: their labels first, and no other label may hide them
+            key = np.zeros(len(c), dtype=bool)
+            key[[i, j]] = True
+            needs, visible = _bond_needs(scene, [(i, j)])
+            checked = checked_render(lambda k: scene.render(SIX_VIEWS, key_atoms=k), c, needs, visible, key)
+            if checked is None:  # the bond's residue or ligand atom has no legible label: ask another bond
+                continue
+            views, check, relaid = checked
             answers.add((dx, dy))
             chain = str(c.chain_id[i])
             bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], residue_number(c, i))} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
+            siblings = self._sibling_moves(scene, front, int(i), int(j))
             options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(
-                dx, dy, rng, max_step=self.spec.decoy_max_step)]
-            # the bond's two atoms: their labels first, and no other label may hide them
-            key = np.zeros(len(c), dtype=bool)
-            key[[i, j]] = True
-            views = scene.render(SIX_VIEWS, key_atoms=key)
+                dx, dy, rng, max_step=self.spec.decoy_max_step, avoid=frozenset(siblings))]
             item = self.new_item(
                 scene, ctx, len(items),
-                question=self.prompt(pdb_id=scene.pdb_id, bond=bond, **scene.label_fields()),
+                question=self.prompt(pdb_id=scene.pdb_id, bond=bond, scales=[(views[0].scale, None)],
+                                     perspective=scene.options.projection == "perspective", **scene.label_fields()),
                 images=scene.pngs(views),
                 image_roles=list(SIX_VIEWS),
                 answer="A",
@@ -183,14 +249,16 @@ class InteractionLocationTask(TaskGenerator):
                           "bond_midpoint_A": [round(float(cx), 4), round(float(cy), 4)],
                           "bond_midpoint_px": [round(float((front.x_px[i] + front.x_px[j]) / 2), 3),
                                                round(float((front.y_px[i] + front.y_px[j]) / 2), 3)],
-                          "move": [dx, dy], "camera": scene.camera_dict()},
+                          "move": [dx, dy], "camera": scene.camera_dict(),
+                          "equivalent_atoms": equivalent_atoms(c, [i, j], scene.ligand_classes, lambda r: _t9_atom(c, r)),
+                          "label_check": check.record(relaid)},
             )
             item.renders = {"front": views[0], "views": views, "key_atoms": key, "images": views}
             items.append(item)
             if len(items) == self.count(ctx.split):
                 break
         if not items:
-            raise TaskSkipped("every H-bond midpoint is already at the screen centre")
+            raise TaskSkipped("every H-bond midpoint is already at the screen centre, or its labels are not legible")
         return items
 
 
@@ -207,14 +275,26 @@ class PocketLigandTask(TaskGenerator):
         truth = t9_bonds(scene.hbonds, c)
         if not truth.bonds:
             raise TaskSkipped("no pocket-ligand H-bond")
-        views = scene.base_views(SIX_VIEWS)
+        pairs = hbond_pairs(scene.hbonds, c)
+        needs, visible = _bond_needs(scene, pairs)
+
+        def draw(key):  # the scene's shared views, or a layout with the named atoms as key atoms
+            return scene.base_views(SIX_VIEWS) if key is None else scene.render(SIX_VIEWS, key_atoms=key)
+
+        checked = checked_render(draw, c, needs, visible, None)
+        if checked is None:
+            raise TaskSkipped("an atom or residue the answer names has no legible label in any image")
+        views, check, relaid = checked
         item = self.new_item(
             scene, ctx, 0,
-            question=self.prompt(pdb_id=scene.pdb_id, **scene.label_fields()),
+            question=self.prompt(pdb_id=scene.pdb_id, chain=scene.pocket_chain, **scene.label_fields()),
             images=scene.pngs(views),
             image_roles=list(SIX_VIEWS),
             answer=str(truth),
-            metadata={"hbonds": _pairs_metadata(c, hbond_pairs(scene.hbonds, c)), "camera": scene.camera_dict()},
+            metadata={"hbonds": _pairs_metadata(c, pairs), "camera": scene.camera_dict(),
+                      "equivalent_atoms": equivalent_atoms(c, [a for p in pairs for a in p], scene.ligand_classes,
+                                                           lambda r: _t9_atom(c, r)),
+                      "label_check": check.record(relaid)},
         )
         item.renders = {"views": views, "images": views}
         return [item]

@@ -83,6 +83,10 @@ class TranslationTask(SingleMotionTask):
     def image_descriptions(self, **fields):
         return VIEWS3 + ["the front view after the complex was moved along one axis"]
 
+    def prompt_fields(self, scene: Scene) -> dict:
+        return {**super().prompt_fields(scene), "scales": [(scene.options.scale(self.frame(scene)), None)],
+                "perspective": scene.options.projection == "perspective"}
+
     def frame(self, scene):  # room for the largest move: every atom stays in frame after it
         return scene.frame_for(margin_A=self.spec.max_distance)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from misi_render.labels import LIGAND_LABEL_RULE
 
-__all__ = ["VIEWS3", "VIEWS6", "conventions", "labels_text", "image_list", "one_residue_labels_text"]
+__all__ = ["VIEWS3", "VIEWS6", "conventions", "labels_text", "image_list", "one_residue_labels_text", "scale_text"]
 
 _COLOURS = (
     "Colours: oxygen is red, nitrogen blue, ligand carbon grey; the carbon atoms of the pocket residues "
@@ -65,6 +65,14 @@ def conventions(
         f"The images show the protein-ligand complex {pdb_id.upper()}: {what}, drawn as balls and sticks. "
         f"{_COLOURS} {labels} {_AXES}"
     )
+
+
+def scale_text(scales: list[tuple[float, str | None]], perspective: bool = False) -> str:
+    """The images' scale, for tasks answered in Å (T1, T5, T8): ``scales`` holds (px per Å, which
+    images, or None for all of them), e.g. ``"Scale: 1 Å is 17.0 px in every image."``."""
+    where = " in the plane through the centre of rotation" if perspective else ""
+    parts = [f"{px:.1f} px" + (f" in {images}" if images else " in every image") for px, images in scales]
+    return f"Scale: 1 Å is {' and '.join(parts)}{where}."
 
 
 def image_list(roles: list[str]) -> str:

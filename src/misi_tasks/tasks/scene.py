@@ -165,6 +165,22 @@ class Scene:
         return [self.png(rv) for rv in rvs]
 
     @cached_property
+    def ligand_classes(self) -> np.ndarray:
+        """Graph-symmetry class of every ligand heavy atom (-1: no sibling), :func:`misi_geom.symmetry.ligand_symmetry_classes`."""
+        from misi_geom.symmetry import ligand_symmetry_classes
+
+        return ligand_symmetry_classes(self.complex)
+
+    @property
+    def pocket_chain(self) -> str | None:
+        """The one chain id of a single-chain pocket (``"?"`` when blank), None when it spans several."""
+        if self.residue_chain:
+            return None
+        c = self.complex
+        pocket = np.flatnonzero(~c.is_ligand & ~c.is_hydrogen)
+        return (str(c.chain_id[pocket[0]]) or "?") if len(pocket) else None
+
+    @cached_property
     def hbonds(self) -> list:
         """Pocket–ligand hydrogen bonds (:func:`misi_geom.find_hbonds`, default relaxed criteria)."""
         from misi_geom import find_hbonds
