@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from misi_geom import Complex, assign_hbond_types, explain, find_hbonds, load_complex
+from misi_geom import Complex, MisiInputError, assign_hbond_types, explain, find_hbonds, load_complex
 from misi_tasks.tasks.hbond_answers import format_t9
 
 DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
@@ -177,11 +177,17 @@ def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False, fix
     tp = fp = fn = exact = 0
     lig_ok = lig_n = poc_ok = poc_n = 0
     times, lines = [], []
+    n_failed = 0
     for cid in sorted(fx):
         rec = fx[cid]
         if rec.get("status") != "ok":
             continue
-        c = load_complex(dev / cid)
+        try:
+            c = load_complex(dev / cid)
+        except MisiInputError as exc:
+            lines.append(f"  {cid} NOT LOADED: {exc}")
+            n_failed += 1
+            continue
         if residue_names:
             c = mol2_residue_names(c, dev / cid)
         if mode == "strip_h_loaded":
@@ -205,13 +211,14 @@ def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False, fix
             lines.append(f"  {cid} MISSING {e}  <- {_explain(c, typing, _types(c, rec), e, kw['relax'])}")
         for e in sorted(got - want):
             lines.append(f"  {cid} EXTRA   {e}  <- {_explain(c, typing, _types(c, rec), e, kw['relax'])}")
-    n = sum(1 for r in fx.values() if r.get("status") == "ok")
+    n = sum(1 for r in fx.values() if r.get("status") == "ok") - n_failed
     prec = tp / (tp + fp) if tp + fp else 1.0
     rec_ = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * prec * rec_ / (prec + rec_) if prec + rec_ else 0.0
     ms = [t for t, _, _ in times]
     slow = max(times)
-    print(f"[{mode}{', mol2 residue names' if residue_names else ''}] {n} complexes, {tp + fn} ChimeraX pairs, {tp + fp} misi pairs")
+    print(f"[{mode}{', mol2 residue names' if residue_names else ''}] {n} complexes, {tp + fn} ChimeraX pairs, {tp + fp} misi pairs"
+          + (f" ({n_failed} not loaded, listed below)" if n_failed else ""))
     print(f"  pairs: precision {prec:.3f}  recall {rec_:.3f}  F1 {f1:.3f}   (tp {tp}, fp {fp}, fn {fn})")
     print(f"  exact whole-complex answers: {exact}/{n} = {exact / n:.1%}")
     print(f"  IDATM typing: ligand heavy atoms {lig_ok}/{lig_n} = {lig_ok / max(lig_n, 1):.1%}; "
