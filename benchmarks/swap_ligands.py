@@ -108,7 +108,8 @@ def _pocket_atoms(pdb: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def swap_complex(src: Path, dest_root: Path, k: int, name: str, smiles: str, seed: int, tries: int) -> Path | None:
-    """Write ``dest_root/<id>s<k>/`` (pocket copied, ligand ``smiles`` placed); ``None`` if embedding fails."""
+    """Write ``dest_root/<id>s<k>/`` (pocket copied, ligand ``smiles`` placed); ``None`` if embedding
+    fails or the placed ligand has no atom within 4 Å of the pocket."""
     from rdkit import Chem
     from rdkit.Chem import AllChem
 
@@ -128,6 +129,10 @@ def swap_complex(src: Path, dest_root: Path, k: int, name: str, smiles: str, see
     AllChem.MMFFOptimizeMolecule(mol, maxIters=2000)  # ETKDG alone leaves C=O at up to 1.32 Å
     pocket_xyz, pocket_polar = _pocket_atoms(src / f"{cid}_pocket.pdb")
     mol = place_ligand(mol, pocket_xyz, pocket_polar, centre, rng, tries)
+    from scipy.spatial import cKDTree
+
+    if cKDTree(pocket_xyz).query(mol.GetConformer().GetPositions(), k=1)[0].min() > 4.0:
+        return None  # no contact with the pocket (a wide, shallow site): not a complex
     mol.SetProp("_Name", f"{name} placed in {cid} (swap_ligands.py seed {seed})")
     out = dest_root / f"{cid}s{k}"
     out.mkdir(parents=True, exist_ok=True)
