@@ -142,7 +142,7 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     from misi_tasks.engine._malloc import image_maker_memory
-    from misi_tasks.engine.generate import TINY_PER_TASK, GenerateConfig, generate_dataset
+    from misi_tasks.engine.generate import TINY_PER_TASK, GenerateConfig, NoComplexLoaded, generate_dataset
     from misi_geom.samples import sample_root
 
     parser = build_parser()
@@ -211,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         print("misi-gen: interrupted; run the same command again to resume (work so far is kept)",
               file=sys.stderr)
         return 130
+    except NoComplexLoaded as exc:
+        print(exc.summary.format())
+        print(f"misi-gen: error: {exc}", file=sys.stderr)
+        return 1
     except (ValueError, OSError, BackendError) as exc:
         print(f"misi-gen: error: {exc}", file=sys.stderr)
         return 2
@@ -241,7 +245,7 @@ def _check(path: Path, args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"misi-gen: error: {exc}", file=sys.stderr)
         return 2
-    rows = check_inputs(plan, args.split)
+    rows = check_inputs(plan.limited(args.limit), args.split)
     print(format_check_table(rows))
     return 0 if rows and all(r.ok for r in rows) else 1
 

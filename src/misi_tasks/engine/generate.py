@@ -53,8 +53,8 @@ from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION
 from misi_tasks.version import package_version
 
-__all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "OutputFolderError", "generate_dataset",
-           "generate_items", "TINY_PER_TASK"]
+__all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "NoComplexLoaded", "OutputFolderError",
+           "generate_dataset", "generate_items", "TINY_PER_TASK"]
 
 #: One line per complex that failed to load: ``<id>\t<message>`` (written only when one did).
 FAILURES_FILE = "failures.txt"
@@ -67,6 +67,15 @@ _OPTIONAL_INPUT_FIELDS = ("ligand", "smiles", "poses")
 
 class OutputFolderError(ValueError):
     """The output folder cannot be used: written by someone else or with other arguments, or in use."""
+
+
+class NoComplexLoaded(ValueError):
+    """Every complex of the input failed to load; ``summary`` lists each one with its reason."""
+
+    def __init__(self, summary: "GenerateSummary") -> None:
+        self.summary = summary
+        super().__init__(f"none of the {len(summary.failed_complexes)} input complexes loaded (reasons above); "
+                         "nothing was generated")
 
 
 @dataclass(frozen=True)
@@ -343,7 +352,7 @@ def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "
 
 def _plan(cfg: GenerateConfig):
     plan = discover_inputs(cfg.input_dir, ligand=cfg.ligand, smiles=cfg.smiles, poses=cfg.poses)
-    ids = sorted(plan.sources)
+    ids = plan.ordered_ids()
     if cfg.limit is not None:
         ids = ids[: cfg.limit]
     if not ids:
@@ -478,6 +487,10 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                     loaded.append(cid)
                     atoms[cid] = heavy
             loaded.sort()  # a backend may answer in completion order
+            if not loaded:
+                summary.seconds = time.perf_counter() - t0
+                _write_failures(cfg, summary)
+                raise NoComplexLoaded(summary)
             partners = {s: tuple(c for c in loaded if splits[c] == s) for s in set(splits.values())}
             # 2. generate the units of every complex that loaded
             jobs = [(cfg, cid, splits[cid], by_id, partners[splits[cid]]) for cid in loaded]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from misi_geom.errors import MisiInputError
-from misi_tasks.inputs.discover import InputPlan, assign_splits
+from misi_tasks.inputs.discover import InputPlan, assign_splits, natural_key
 
 __all__ = ["CheckRow", "check_inputs", "format_check_table"]
 
@@ -51,7 +51,7 @@ def check_inputs(plan: InputPlan, split: str = "auto") -> list[CheckRow]:
             ligand_heavy_atoms=int((c.is_ligand & ~c.is_hydrogen).sum()),
             hydrogens="+".join(h) or "none", note="; ".join(warnings),
         ))
-    return sorted(rows, key=lambda r: r.id)
+    return sorted(rows, key=lambda r: natural_key(r.id))
 
 
 def format_check_table(rows: list[CheckRow]) -> str:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,18 @@ from misi_geom.inputs import ComplexSource, FolderSource, is_structure_file, ste
 from misi_tasks.inputs.manifest import is_manifest, read_manifest, sources_of_row
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, split_of
 
-__all__ = ["InputPlan", "discover_inputs", "assign_splits"]
+__all__ = ["InputPlan", "discover_inputs", "assign_splits", "natural_key"]
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> list:
+    """Sort key that orders digit runs by value: pose 2 before pose 10.
+
+    >>> sorted(["x_pose10", "x_pose2", "x_pose1"], key=natural_key)
+    ['x_pose1', 'x_pose2', 'x_pose10']
+    """
+    return [int(t) if t.isdigit() else t for t in _DIGITS.split(text)]
 
 
 @dataclass
@@ -27,6 +39,16 @@ class InputPlan:
     sources: dict[str, ComplexSource] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     kind: str = "folder"  # "folder", "manifest" or "entry"
+
+    def ordered_ids(self) -> list[str]:
+        """Complex ids in run order: sorted as text for PDBbind folders (as always), naturally for
+        explicit files (``x_pose2`` before ``x_pose10``, ``x_ATP_A_9`` before ``x_ATP_A_10``)."""
+        return sorted(self.sources) if self.kind == "folder" else sorted(self.sources, key=natural_key)
+
+    def limited(self, limit: int | None) -> "InputPlan":
+        """The plan with only the first ``limit`` complexes of :meth:`ordered_ids` (all for ``None``)."""
+        ids = self.ordered_ids() if limit is None else self.ordered_ids()[:limit]
+        return InputPlan({cid: self.sources[cid] for cid in ids}, self.failures, self.kind)
 
 
 def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str | None = None,
@@ -49,7 +71,8 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
         if ligand or smiles:
             raise ValueError(f"{path}: --ligand and --smiles apply to a structure file; a manifest has columns for them")
         read = read_manifest(path, poses=poses)
-        return InputPlan({s.id: s for s in sorted(read.sources, key=lambda s: s.id)}, read.failures, "manifest")
+        return InputPlan({s.id: s for s in sorted(read.sources, key=lambda s: natural_key(s.id))}, read.failures,
+                         "manifest")
     if is_structure_file(path):
         if not ligand:
             raise ValueError(f"{path}: a structure file needs --ligand RESNAME[:CHAIN[:RESNUM]] or --ligand FILE.sdf")
@@ -61,7 +84,7 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
             sources = sources_of_row(row, base, base, poses)
         except MisiInputError as exc:
             raise ValueError(str(exc)) from None
-        return InputPlan({s.id: s for s in sorted(sources, key=lambda s: s.id)}, {}, "entry")
+        return InputPlan({s.id: s for s in sorted(sources, key=lambda s: natural_key(s.id))}, {}, "entry")
     raise ValueError(f"{path}: not a folder, a manifest (.csv, .yaml) or a PDB/mmCIF file")
 
 
