@@ -72,3 +72,88 @@ def test_card_hydrogen_counts_are_disjoint_parts_of_the_whole():
     text = "\n".join(card_sources_section(sources))
     assert ("Of these 4 complexes, 1 have explicit hydrogens on both pocket and ligand, 2 on the pocket only, "
             "0 on the ligand only and 1 on neither") in text
+
+
+# --- docking-pose formats -------------------------------------------------------------------------
+#: ChimeraX 1.7.1 ``hbonds`` (relaxed, oracle of ``shared/tools/hbond_oracle``) on the 4cwb apo
+#: protein with pose 1 of ``4cwb_poses.mol2`` (the crystal pose with all its hydrogens).
+CHIMERAX_POSE1 = "THR 43 OG1 A, N1; ALA 44 O A, N1; ASN 56 ND2 A, O26; ASN 56 OD1 A, N27"
+
+
+def _t9(c) -> str:
+    import warnings
+
+    from misi_geom import find_hbonds
+    from misi_tasks.tasks.hbond_answers import format_t9
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return format_t9(find_hbonds(c), c)
+
+
+def test_a_multi_molecule_mol2_gives_one_complex_per_pose_with_its_names(data):
+    from misi_geom.inputs import count_poses
+
+    assert count_poses(data / "4cwb_poses.mol2") == 3
+    plan = discover_inputs(data / "4cwb_apo.pdb.gz", ligand=str(data / "4cwb_poses.mol2"))
+    assert plan.ordered_ids() == ["4cwb_apo_pose1", "4cwb_apo_pose2", "4cwb_apo_pose3"]
+    loaded = [plan.sources[cid].load().complex for cid in plan.ordered_ids()]
+    ligs = [c[c.is_ligand] for c in loaded]
+    assert all(len(lig) == 43 and lig.is_hydrogen.sum() == 16 for lig in ligs)  # hydrogens kept
+    assert all(list(lig.atom_name) == list(ligs[0].atom_name) for lig in ligs) and ligs[0].atom_name[0] == "C22"
+    shift = ligs[2].coord - ligs[0].coord  # pose 3 = pose 1 moved by (1, -0.5, 0.5) Å
+    assert abs(shift - [1.0, -0.5, 0.5]).max() < 1e-3
+    assert _t9(loaded[0]) == CHIMERAX_POSE1
+    assert plan.limited(2).ordered_ids() == ["4cwb_apo_pose1", "4cwb_apo_pose2"]
+
+
+def test_pdbqt_without_smiles_is_one_line_naming_the_converters(data):
+    from misi_geom import MisiInputError
+    from misi_geom.inputs import FileSource
+
+    src = FileSource("q", protein=data / "4cwb_apo.pdb.gz", ligand=data / "4cwb_poses.pdbqt", pose=1)
+    with pytest.raises(MisiInputError) as err:
+        src.load()
+    msg = str(err.value)
+    assert "\n" not in msg and "4cwb_poses.pdbqt" in msg and "SMILES" in msg
+    assert "mk_export.py" in msg and "obabel" in msg
+
+
+def test_pdbqt_poses_with_a_smiles_load_and_answer_like_chimerax(data, smiles_4cwb):
+    plan = discover_inputs(data / "4cwb_apo.pdb.gz", ligand=str(data / "4cwb_poses.pdbqt"), smiles=smiles_4cwb)
+    assert plan.ordered_ids() == ["4cwb_apo_pose1", "4cwb_apo_pose2"]
+    loaded = plan.sources["4cwb_apo_pose1"].load()
+    c = loaded.complex
+    lig = c[c.is_ligand]
+    assert len(lig) == 32 and lig.is_hydrogen.sum() == 5  # Vina keeps polar hydrogens only
+    assert set(lig.element[~lig.is_hydrogen]) == {"C", "N", "O", "S"}
+    assert lig.formal_charge.sum() == 1  # the amidinium, from the SMILES
+    assert loaded.provenance["bond_orders"] == "smiles template"
+    assert any("holds 5 of its 16 hydrogens" in w for w in loaded.provenance["warnings"])
+    assert _t9(c) == CHIMERAX_POSE1
+    pose2 = plan.sources["4cwb_apo_pose2"].load().complex  # MODEL 2 = pose 1 shifted
+    assert abs((pose2.coord[pose2.is_ligand] - lig.coord) - [1.0, -0.5, 0.5]).max() < 2e-3
+
+
+def test_partial_hydrogens_without_smiles_say_why_perception_fails(data, tmp_path):
+    """An entry ligand with its polar hydrogens only: RDKit's perception fails, and the message says
+    the ligand has only some of its hydrogens."""
+    import gzip
+
+    from misi_geom import MisiInputError
+    from misi_geom.inputs import FileSource
+
+    protein = gzip.open(data / "4cwb_apo.pdb.gz", "rt").read().splitlines()
+    het = []
+    for k, ln in enumerate((data / "4cwb_poses.pdbqt").read_text().splitlines()):
+        if ln.startswith("ENDMDL"):
+            break
+        if ln.startswith("ATOM"):
+            el = "H" if ln[77:79].strip() == "HD" else ln[12:16].strip()[0]
+            het.append(f"HETATM{k:>5} {ln[12:16]} X6L A1201    {ln[30:54]}  1.00 20.00          {el:>2}")
+    body = [ln for ln in protein if not ln.startswith(("END", "MASTER", "CONECT"))]
+    (tmp_path / "e.pdb").write_text("\n".join(body + het + ["END"]) + "\n")
+    with pytest.raises(MisiInputError) as err:
+        FileSource("e", protein=tmp_path / "e.pdb", selection=__import__("misi_geom.inputs", fromlist=["x"])
+                   .LigandSelection.parse("X6L:A")).load()
+    assert "holds only some of its hydrogens (5;" in str(err.value) and "\n" not in str(err.value)

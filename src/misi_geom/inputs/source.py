@@ -4,7 +4,7 @@
 records no provenance, so a folder run keeps its exact output.  :class:`FileSource` names the files
 of one complex explicitly (a manifest row, or ``misi-gen --input entry.cif --ligand NAME``):
 
-- the ligand is a file (SDF/mol/mol2, optionally gzipped; pose ``k`` of a multi-molecule SDF) or a
+- the ligand is a file (SDF/mol/mol2/PDBQT, optionally gzipped; pose ``k`` of a multi-molecule file) or a
   residue selected by name inside the protein file (:mod:`misi_geom.inputs.entry`);
 - a SMILES, when given, sets the ligand's bond orders and charges (template), for a ligand file too;
 - the pocket is the given pocket file, else cut from the protein
@@ -31,7 +31,7 @@ import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
-from misi_geom.inputs.bond_orders import assign_from_smiles
+from misi_geom.inputs.bond_orders import assign_from_smiles, partial_hydrogens
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
 from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
@@ -144,15 +144,20 @@ class FileSource:
             entry = read_entry_ligand(self.protein, self.selection, smiles=self.smiles, pdb_id=self.id)
             protein, ligand, bond_orders = entry.protein, entry.ligand, entry.bond_orders
             warnings += entry.warnings
-            lig_path = self.protein
+            lig_path, mol = self.protein, entry.mol
         else:
             ligand, mol, lig_path = self._read_ligand_file()
             bond_orders = "file"
-            if self.smiles:
+            if base_suffix(lig_path) == ".pdbqt":  # the SMILES was applied while reading
+                bond_orders = "smiles template"
+            elif self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
                 ligand = Complex(**{**_fields(_ligand_complex(lig_path, mol, self.id)),
                                     "atom_name": ligand.atom_name, "res_name": ligand.res_name})
                 bond_orders, warnings = "smiles template", warnings + more
+        note = partial_hydrogens(mol)
+        if note:
+            warnings.append(note)
         if self.pocket is not None:
             pocket, pocket_path = read_structure(self.pocket, pdb_id=self.id), self.pocket
             if self.selection is not None:  # a pocket file cut around the ligand may hold it
@@ -170,11 +175,11 @@ class FileSource:
         path = self.ligand
         if not path.is_file():
             raise MisiInputError(path, "file not found")
-        if self.pose is not None or path.suffix.lower() == ".gz":
-            lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id)
+        if self.pose is not None or path.suffix.lower() == ".gz" or base_suffix(path) == ".pdbqt":
+            lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id, smiles=self.smiles)
             return lig, mol, path
         if base_suffix(path) not in (".mol2", ".sdf", ".mol"):
-            raise MisiInputError(path, "ligand must be a .sdf, .mol or .mol2 file (optionally .gz)")
+            raise MisiInputError(path, "ligand must be a .sdf, .mol, .mol2 or .pdbqt file (optionally .gz)")
         # a PDBbind pair: read as the folder loader does (mol2 first, then SDF; names from the mol2)
         mol2, sdf = path.with_suffix(".mol2"), path.with_suffix(".sdf")
         files = [path] + [p for p in (mol2, sdf) if p != path and p.is_file() and path.stem.endswith("_ligand")]
