@@ -157,3 +157,72 @@ def test_partial_hydrogens_without_smiles_say_why_perception_fails(data, tmp_pat
         FileSource("e", protein=tmp_path / "e.pdb", selection=__import__("misi_geom.inputs", fromlist=["x"])
                    .LigandSelection.parse("X6L:A")).load()
     assert "holds only some of its hydrogens (5;" in str(err.value) and "\n" not in str(err.value)
+
+
+# --- every ligand, and only ligands ---------------------------------------------------------------
+#: Arginine as a free amino acid (zwitterion), for the free ARG A 1401 of ``4cwb_copies.pdb.gz``.
+ARG_SMILES = "N[C@@H](CCCNC(N)=[NH2+])C(=O)[O-]"
+
+
+@pytest.mark.parametrize("form", ["all", "*", "X6L:*", "x6l:*"])
+def test_every_copy_and_every_ligand_give_one_complex_per_copy(data, smiles_4cwb, form):
+    plan = discover_inputs(data / "4cwb_copies.pdb.gz", ligand=form, smiles=smiles_4cwb)
+    assert plan.ordered_ids() == ["4cwb_copies_X6L_A_1201", "4cwb_copies_X6L_B_1201"]
+    a, b = (plan.sources[cid].load() for cid in plan.ordered_ids())
+    assert a.provenance["ligand_selection"] == "X6L:A:1201" and b.provenance["ligand_selection"] == "X6L:B:1201"
+    la, lb = (x.complex[x.complex.is_ligand] for x in (a, b))
+    assert len(la) == len(lb) == 27
+    assert abs((lb.coord - la.coord) - [60.0, 0.0, 0.0]).max() < 1e-3  # chain B's copy, moved 60 Å
+    # each pocket is cut around its own copy: chain A residues for A, chain B residues for B
+    assert set(a.complex.chain_id[~a.complex.is_ligand]) <= {"A", ""}
+    assert set(b.complex.chain_id[~b.complex.is_ligand]) == {"B"}
+
+
+def test_all_leaves_out_ions_additives_polymer_and_free_standard_residues(data):
+    from misi_geom.inputs.ligands import atom_record_residues, ligand_residues
+    from misi_geom.io import read_structure
+
+    path = data / "4cwb_copies.pdb.gz"
+    keys, left_out = ligand_residues(read_structure(path), None, atom_record_residues(path))
+    assert [k[0] for k in keys] == ["X6L", "X6L"]
+    assert left_out == ["ARG: standard residue (name it to use a free one)", "GOL: excluded additive",
+                        "MG: single atom (ion)", "SO4: excluded additive"]
+
+
+def test_check_lists_every_copy(data, smiles_4cwb, capsys):
+    rc = main(["--input", str(data / "4cwb_copies.pdb.gz"), "--ligand", "all", "--smiles", smiles_4cwb, "--check"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "4cwb_copies_X6L_A_1201" in out and "4cwb_copies_X6L_B_1201" in out
+    assert "2 complexes: 2 ok" in out
+
+
+def test_a_short_selection_prefers_the_free_residue_over_the_chains_own(data):
+    from misi_geom.inputs import read_entry_ligand
+
+    e = read_entry_ligand(data / "4cwb_copies.pdb.gz", "ARG:A", smiles=ARG_SMILES)
+    assert e.selected == "ARG:A:1401" and e.warnings == ()
+    assert len(e.ligand) == 12 and set(e.ligand.res_name) == {"ARG"}
+
+
+@pytest.mark.parametrize("text", ["LYS:A", "LYS:A:86", "ARG:A:88"])
+def test_a_polymer_residue_is_refused_with_the_peptide_form_named(data, text):
+    from misi_geom import MisiInputError
+    from misi_geom.inputs import read_entry_ligand
+
+    with pytest.raises(MisiInputError) as err:
+        read_entry_ligand(data / "4cwb_copies.pdb.gz", text, smiles=ARG_SMILES)
+    msg = str(err.value)
+    assert "polymer chain A" in msg and "--ligand chain:ID" in msg and "\n" not in msg
+
+
+def test_every_copy_of_a_polymer_residue_name_finds_none_and_says_why(data):
+    with pytest.raises(ValueError, match=r"no non-polymer residue LYS in 4cwb_copies.pdb.gz \(left out: LYS: polymer"):
+        discover_inputs(data / "4cwb_copies.pdb.gz", ligand="LYS:*")
+
+
+def test_a_smiles_with_one_atom_more_names_the_missing_leaving_atom(data):
+    from misi_geom import MisiInputError
+    from misi_geom.inputs import read_entry_ligand
+
+    with pytest.raises(MisiInputError, match="SMILES has 13 heavy atoms, the ligand 12; a residue linked"):
+        read_entry_ligand(data / "4cwb_copies.pdb.gz", "ARG:A", smiles="N[C@@H](CCCNC(N)=[NH2+])C(=O)OC")

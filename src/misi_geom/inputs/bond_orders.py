@@ -100,8 +100,11 @@ def assign_from_smiles(mol, smiles: str, path: str | Path, label: str):
         template = Chem.RemoveHs(template)
         heavy_mol, heavy = _heavy_copy(mol)
         if template.GetNumAtoms() != heavy_mol.GetNumAtoms():
+            hint = ("; a residue linked in the structure (a sugar's glycosidic O1, a covalent ligand's leaving "
+                    "group) has lost that atom: give the SMILES of the linked form, without it"
+                    if template.GetNumAtoms() == heavy_mol.GetNumAtoms() + 1 else "")
             raise MisiInputError(path, f"{label}: SMILES has {template.GetNumAtoms()} heavy atoms, "
-                                       f"the ligand {heavy_mol.GetNumAtoms()}")
+                                       f"the ligand {heavy_mol.GetNumAtoms()}{hint}")
         try:
             done = AllChem.AssignBondOrdersFromTemplate(template, heavy_mol)
         except ValueError:

@@ -32,7 +32,7 @@ import numpy as np
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.bond_orders import assign_from_smiles, partial_hydrogens
-from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
+from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
 from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
@@ -161,7 +161,7 @@ class FileSource:
         if self.pocket is not None:
             pocket, pocket_path = read_structure(self.pocket, pdb_id=self.id), self.pocket
             if self.selection is not None:  # a pocket file cut around the ligand may hold it
-                pocket = pocket[~residue_mask_of(pocket, entry.key)]
+                pocket = pocket[~entry.mask(pocket)]
         else:
             protein = protein if protein is not None else _read_protein(self.protein)
             pocket, pocket_path = pocket_from_protein(protein, ligand, POCKET_CUTOFF), self.protein

@@ -68,10 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "or a PDB/mmCIF file (with --ligand), or a URL of one (s3://, gs://, ... via fsspec); "
                         "default: bundled samples")
     p.add_argument("--ligand", default=None,
-                   help="with a PDB/mmCIF --input: the ligand residue RESNAME[:CHAIN[:RESNUM]], or a ligand file "
-                        "(SDF/mol2; one complex per pose)")
+                   help="with a PDB/mmCIF --input: the ligand residue RESNAME[:CHAIN[:RESNUM]], every copy of one "
+                        "(RESNAME:*), every ligand (all), a peptide chain (chain:ID), or a ligand file "
+                        "(SDF/mol2/PDBQT; one complex per pose)")
     p.add_argument("--smiles", default=None, help="with --ligand: SMILES whose bond orders the ligand takes")
-    p.add_argument("--poses", type=int, default=None, help="use only the first N poses of a multi-molecule SDF")
+    p.add_argument("--poses", type=int, default=None, help="use only the first N poses of a multi-molecule ligand file")
     p.add_argument("--check", action="store_true",
                    help="load every complex of --input without rendering, print a table and exit (1 if any fails)")
     p.add_argument("--out", default=None,

@@ -3,7 +3,8 @@
 - a folder: PDBbind-layout complexes (:func:`misi_geom.find_complex_dirs`), loaded as today;
 - a manifest (``.csv``, ``.yaml``, ``.yml``): :func:`misi_tasks.inputs.manifest.read_manifest`;
 - a PDB/mmCIF file (optionally gzipped) with ``ligand=``: a residue selection inside it
-  (``RESNAME[:CHAIN[:RESNUM]]``) or a ligand file (one complex per pose of a multi-molecule SDF);
+  (``RESNAME[:CHAIN[:RESNUM]]``; ``RESNAME:*`` and ``all`` give one complex per copy/ligand;
+  ``chain:ID`` a peptide ligand) or a ligand file (one complex per pose of a multi-molecule file);
   the complex id is the file name without its suffixes.
 """
 
@@ -75,7 +76,8 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
                          "manifest")
     if is_structure_file(path):
         if not ligand:
-            raise ValueError(f"{path}: a structure file needs --ligand RESNAME[:CHAIN[:RESNUM]] or --ligand FILE.sdf")
+            raise ValueError(f"{path}: a structure file needs --ligand RESNAME[:CHAIN[:RESNUM]], RESNAME:*, all, "
+                             "chain:ID or a ligand file (--ligand FILE.sdf)")
         row = {"id": stem_id(path), "protein": path.name, "ligand": ligand, "smiles": smiles}
         base = path.resolve().parent
         if Path(ligand).exists():

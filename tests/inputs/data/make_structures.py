@@ -93,7 +93,128 @@ def make_pdbqt_poses(dev: Path) -> None:
     (HERE / "4cwb_poses.pdbqt").write_text("\n".join(out) + "\n")
 
 
+# --- a multi-copy entry with additives, a free amino acid, and a covalent ligand ----------------------
+#: Å: protein residues with an atom this close to the 4cwb ligand are kept (heavy atoms only).
+CUT = 12.0
+#: Å: chain B (protein and ligand copy) is chain A moved along x by this much.
+COPY_SHIFT = (60.0, 0.0, 0.0)
+
+
+def _pdb_line(rec: str, serial: int, name: str, res: str, chain: str, num: int, xyz, el: str) -> str:
+    name = name if len(name) == 4 or len(el) == 2 else f" {name}"
+    return (f"{rec:<6}{serial:>5} {name:<4} {res:>3} {chain:1}{num:>4}    {xyz[0]:8.3f}{xyz[1]:8.3f}{xyz[2]:8.3f}"
+            f"  1.00 20.00          {el:>2}")
+
+
+def _embedded(smiles: str, seed: int = 7):
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    mol = Chem.AddHs(Chem.MolFromSmiles(smiles))
+    AllChem.EmbedMolecule(mol, randomSeed=seed)
+    AllChem.MMFFOptimizeMolecule(mol)
+    return Chem.RemoveHs(mol)
+
+
+def _free_spot(xyz: np.ndarray, others: np.ndarray, around: np.ndarray, lo: float = 3.2, hi: float = 4.2):
+    """``xyz`` moved (grid of shifts, 1 Å steps, nearest to ``around`` first) to where its closest
+    contact with ``others`` lies between ``lo`` and ``hi`` Å: in contact, not bonded."""
+    centre = xyz.mean(axis=0)
+    steps = [np.array(v, float) for v in np.ndindex(25, 25, 25)]
+    steps = sorted((v - 12.0 for v in steps), key=lambda v: (np.linalg.norm(around + v - centre - (around - centre)),
+                                                           tuple(v)))
+    for v in steps:
+        moved = xyz - centre + around + v
+        d = np.linalg.norm(others[:, None, :] - moved[None, :, :], axis=2).min()
+        if lo <= d <= hi and np.linalg.norm(v) >= 7.0:
+            return moved
+    raise RuntimeError("no free spot")
+
+
+def _protein_rows(dev: Path, ligand_xyz: np.ndarray) -> list[tuple]:
+    """(record, name, resname, chain, num, xyz, element) of the 4cwb protein cut around the ligand."""
+    import gemmi
+
+    st = gemmi.read_structure(str(dev / "4cwb" / "4cwb_protein.pdb"))
+    st.remove_hydrogens()
+    rows = []
+    for ch in st[0]:
+        for r in ch:
+            pos = np.array([[a.pos.x, a.pos.y, a.pos.z] for a in r])
+            if np.linalg.norm(pos[:, None] - ligand_xyz[None], axis=2).min() > CUT:
+                continue
+            rec = "HETATM" if r.het_flag == "H" else "ATOM"
+            for a, p in zip(r, pos):
+                rows.append((rec, a.name, r.name, ch.name, r.seqid.num, p, a.element.name.upper()))
+    return rows
+
+
+def make_copies(dev: Path) -> None:
+    """``4cwb_copies.pdb.gz``: the 4cwb protein cut to 12 Å around its ligand (chain A), with
+    X6L A 1201, a glycerol (GOL A 1301) and a sulfate (SO4 A 1302) placed in contact with the
+    protein (RDKit conformers), a free arginine (ARG A 1401, a copy of ARG 88's atoms plus an OXT,
+    moved into contact, bonded to nothing) and the two MG ions of the entry; then chain B = chain A's protein
+    and X6L copy moved by ``COPY_SHIFT``.  No hydrogens."""
+    from rdkit import Chem
+
+    lig = Chem.MolFromMol2File(str(dev / "4cwb" / "4cwb_ligand.mol2"), removeHs=False)
+    lpos = lig.GetConformer().GetPositions()
+    x6l = [(a.GetProp("_TriposAtomName"), a.GetSymbol().upper(), lpos[a.GetIdx()]) for a in lig.GetAtoms()
+           if a.GetAtomicNum() > 1]
+    lxyz = np.array([p for _, _, p in x6l])
+    prot = _protein_rows(dev, lxyz)
+    taken = np.vstack([np.array([r[5] for r in prot]), lxyz])
+    extra = []
+    for res, num, smiles in (("GOL", 1301, "OCC(O)CO"), ("SO4", 1302, "[O-]S(=O)(=O)[O-]")):
+        m = _embedded(smiles)
+        xyz = _free_spot(m.GetConformer().GetPositions(), taken, lxyz.mean(axis=0))
+        taken = np.vstack([taken, xyz])
+        counts: dict[str, int] = {}
+        for a, p in zip(m.GetAtoms(), xyz):
+            counts[a.GetSymbol()] = counts.get(a.GetSymbol(), 0) + 1
+            extra.append(("HETATM", f"{a.GetSymbol()}{counts[a.GetSymbol()]}", res, "A", num, p, a.GetSymbol().upper()))
+    arg = [r for r in prot if r[2] == "ARG" and r[4] == 88 and r[1] not in ("OXT",)]
+    at = {r[1]: r[5] for r in arg}  # a free amino acid ends in a carboxylate: add its OXT (trigonal, 1.25 Å)
+    v = (at["C"] - at["CA"]) / np.linalg.norm(at["C"] - at["CA"]) + (at["C"] - at["O"]) / np.linalg.norm(at["C"] - at["O"])
+    arg.append(("ATOM", "OXT", "ARG", "A", 88, at["C"] + 1.25 * v / np.linalg.norm(v), "O"))
+    xyz = _free_spot(np.array([r[5] for r in arg]), taken, lxyz.mean(axis=0))
+    extra += [("HETATM", r[1], "ARG", "A", 1401, p, r[6]) for r, p in zip(arg, xyz)]
+    lines, serial = [], 0
+
+    def add(rec, name, res, chain, num, p, el):
+        nonlocal serial
+        serial += 1
+        lines.append(_pdb_line(rec, serial, name, res, chain, num, p, el))
+
+    for r in prot:
+        if r[3] == "A":
+            add(*r)
+    lines.append("TER")
+    for name, el, p in x6l:
+        add("HETATM", name, "X6L", "A", 1201, p, el)
+    for r in extra:
+        add(*r)
+    for r in prot:  # ions (blank chain) as in the entry
+        if r[3] != "A":
+            add(*r)
+    shift = np.array(COPY_SHIFT)
+    for r in prot:
+        if r[3] == "A":
+            add(r[0], r[1], r[2], "B", r[4], r[5] + shift, r[6])
+    lines.append("TER")
+    for name, el, p in x6l:
+        add("HETATM", name, "X6L", "B", 1201, p + shift, el)
+    lines.append("END")
+    _write_gz(HERE / "4cwb_copies.pdb.gz", "\n".join(lines) + "\n")
+
+
+def _write_gz(path: Path, text: str) -> None:
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as fh:
+        fh.write(text.encode())
+
+
 if __name__ == "__main__":
     dev_root = Path(sys.argv[1])
     make_mol2_poses(dev_root)
     make_pdbqt_poses(dev_root)
+    make_copies(dev_root)
