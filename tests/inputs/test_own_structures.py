@@ -226,3 +226,53 @@ def test_a_smiles_with_one_atom_more_names_the_missing_leaving_atom(data):
 
     with pytest.raises(MisiInputError, match="SMILES has 13 heavy atoms, the ligand 12; a residue linked"):
         read_entry_ligand(data / "4cwb_copies.pdb.gz", "ARG:A", smiles="N[C@@H](CCCNC(N)=[NH2+])C(=O)OC")
+
+
+# --- covalent ligands -----------------------------------------------------------------------------
+#: ChimeraX 1.7.1's IDATM types of the benzonitrile adduct of ``4cwb_covalent.pdb.gz`` (oracle of
+#: ``shared/tools/hbond_oracle``, pocket = the file's ATOM records, ligand = its UNL atoms as SDF):
+#: the former nitrile C and N are sp2 (thioimidate), not the template's sp C#N.
+CHIMERAX_ADDUCT_TYPES = {"C1": "C2", "N1": "Npl", "C2": "Car", "C3": "Car", "C4": "Car", "C5": "Car",
+                         "C6": "Car", "C7": "Car"}
+
+
+@pytest.fixture(scope="module")
+def covalent(data):
+    from misi_geom.inputs import FileSource, LigandSelection
+
+    return FileSource("cov", protein=data / "4cwb_covalent.pdb.gz", selection=LigandSelection.parse("UNL:A"),
+                      smiles="N#Cc1ccccc1").load()
+
+
+def test_a_covalent_ligand_is_reported_with_its_bond(covalent):
+    assert covalent.provenance["covalent"] == ["C1 - CYS 58 SG A (1.75 Å)"]
+    (w,) = [w for w in covalent.provenance["warnings"] if w.startswith("covalent ligand")]
+    assert "C1 - CYS 58 SG A" in w and "C1#N1 -> C1=N1" in w
+
+
+def test_the_linked_atom_is_typed_by_the_adduct_not_the_templates_triple_bond(covalent):
+    import numpy as np
+
+    from misi_geom import assign_hbond_types
+
+    c = covalent.complex
+    types = assign_hbond_types(c).idatm
+    got = {str(c.atom_name[i]): str(types[i]) for i in np.flatnonzero(c.is_ligand)}
+    assert got == CHIMERAX_ADDUCT_TYPES
+    assert _t9(c) == ""  # ChimeraX finds no H-bond here either
+
+
+def test_check_table_has_a_covalent_column(data, capsys):
+    rc = main(["--input", str(data / "4cwb_covalent.pdb.gz"), "--ligand", "UNL:A", "--smiles", "N#Cc1ccccc1",
+               "--check"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    head, _rule, row = out.splitlines()[:3]
+    assert "covalent" in head.split()
+    assert "C1 - CYS 58 SG A (1.75 Å)" in row
+
+
+def test_non_covalent_complexes_say_no(data, smiles_4cwb, capsys):
+    main(["--input", str(data / "4cwb_entry.cif.gz"), "--ligand", "X6L:A", "--smiles", smiles_4cwb, "--check"])
+    row = capsys.readouterr().out.splitlines()[2]
+    assert row.split()[9] == "no"  # the covalent column (no note follows)

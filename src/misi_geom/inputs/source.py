@@ -12,6 +12,9 @@ of one complex explicitly (a manifest row, or ``misi-gen --input entry.cif --lig
   heavy atom);
 - a pocket residue overlapping the ligand (heavy atoms within 1 Å, e.g. the crystal ligand left in a
   holo protein next to a docked pose) is kept, with a warning;
+- a ligand atom within bonding distance of a pocket atom makes a covalent ligand
+  (:mod:`misi_geom.inputs.covalent`): a warning, ``provenance["covalent"]``, and the bond orders at
+  the linked atom follow the adduct;
 - a single ligand file beside its PDBbind sibling (``x_ligand.mol2`` / ``x_ligand.sdf``) is read the
   way the folder loader reads the pair, so a PDBbind complex gives the same complex either way.
 
@@ -32,6 +35,7 @@ import numpy as np
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.bond_orders import assign_from_smiles, partial_hydrogens
+from misi_geom.inputs.covalent import covalent_links, relink_bond_orders
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
 from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
@@ -166,10 +170,18 @@ class FileSource:
             protein = protein if protein is not None else _read_protein(self.protein)
             pocket, pocket_path = pocket_from_protein(protein, ligand, POCKET_CUTOFF), self.protein
         warnings += _overlap_warnings(pocket, ligand)
+        links = covalent_links(pocket, ligand)
+        covalent = [link.describe(pocket, ligand) for link in links]
+        if links:
+            ligand, notes = relink_bond_orders(ligand, links)
+            warnings.append("covalent ligand: " + "; ".join(covalent)
+                            + (f"; bond orders at the linked atom follow the adduct ({', '.join(notes)})" if notes else ""))
         c = assemble_complex(pocket, ligand, pdb_id=self.id, pocket_path=pocket_path, ligand_path=lig_path,
                              max_ligand_gap=MAX_LIGAND_GAP)
-        return LoadedComplex(c, self._provenance(c, bond_orders, warnings,
-                                                 entry.selected if self.selection is not None else None))
+        prov = self._provenance(c, bond_orders, warnings, entry.selected if self.selection is not None else None)
+        if covalent:
+            prov["covalent"] = covalent
+        return LoadedComplex(c, prov)
 
     def _read_ligand_file(self):
         path = self.ligand

@@ -208,6 +208,88 @@ def make_copies(dev: Path) -> None:
     _write_gz(HERE / "4cwb_copies.pdb.gz", "\n".join(lines) + "\n")
 
 
+#: The covalent ligand: benzonitrile as a thioimidate on CYS 58 (atoms of the adduct; S and the
+#: methyl stand for the cysteine's SG and CB while it is placed, then are dropped).
+ADDUCT_SMILES = "CSC(=N)c1ccccc1"
+#: What a user gives as the template: the unreacted nitrile (as the chemical component lists it).
+NITRILE_SMILES = "N#Cc1ccccc1"
+
+
+def make_covalent(dev: Path) -> None:
+    """``4cwb_covalent.pdb.gz``: the 4cwb protein (no H, ligand and waters left out) with a
+    benzonitrile bonded to CYS 58 SG as a thioimidate (``UNL A 1501``, 8 heavy atoms, C-S 1.75 Å)
+    and a ``LINK`` record.  The adduct ``CSC(=N)c1ccccc1`` is an RDKit ETKDG + MMFF conformer whose
+    S and methyl C are superposed on SG and CB, the rest turned about CB-SG and about the C-S bond
+    (10° steps) to the orientation with no protein atom within 2.9 Å and the most protein N/O
+    within 3.4 Å of the imine N, then S and methyl are dropped."""
+    import gemmi
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    st = gemmi.read_structure(str(dev / "4cwb" / "4cwb_protein.pdb"))
+    st.remove_hydrogens()
+    st.remove_waters()
+    prot = [(a, r, ch) for ch in st[0] for r in ch for a in r]
+    cys = {a.name: np.array([a.pos.x, a.pos.y, a.pos.z]) for a, r, ch in prot if r.name == "CYS" and r.seqid.num == 58}
+    mol = Chem.AddHs(Chem.MolFromSmiles(ADDUCT_SMILES))
+    AllChem.EmbedMolecule(mol, randomSeed=11)
+    AllChem.MMFFOptimizeMolecule(mol)
+    mol = Chem.RemoveHs(mol)
+    xyz = mol.GetConformer().GetPositions()  # atom 0: methyl C, 1: S, 2: the former nitrile C
+    # place S on SG and the methyl C on CB (bond vector aligned), then scan the turn about that axis
+    u = xyz[1] - xyz[0]
+    v = cys["SG"] - cys["CB"]
+    u, v = u / np.linalg.norm(u), v / np.linalg.norm(v)
+    w = np.cross(u, v)
+    c, s_ = float(u @ v), float(np.linalg.norm(w))
+    k = np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+    rot = np.eye(3) + k + k @ k * ((1 - c) / (s_ ** 2)) if s_ > 1e-8 else np.eye(3)
+    base = (xyz - xyz[1]) @ rot.T + cys["SG"]
+    others = np.array([[a.pos.x, a.pos.y, a.pos.z] for a, r, ch in prot
+                       if not (r.name == "CYS" and r.seqid.num == 58)])
+    polar = np.array([[a.pos.x, a.pos.y, a.pos.z] for a, r, ch in prot
+                      if a.element.name in ("N", "O") and not (r.name == "CYS" and r.seqid.num == 58)])
+
+    def turn(axis: np.ndarray, deg: int) -> np.ndarray:
+        axis = axis / np.linalg.norm(axis)
+        kk = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+        t = np.radians(deg)
+        return np.eye(3) + np.sin(t) * kk + (1 - np.cos(t)) * kk @ kk
+
+    best, placed = -np.inf, None
+    for a1 in range(0, 360, 10):  # about CB-SG
+        c1 = (base - cys["SG"]) @ turn(v, a1).T + cys["SG"]
+        for a2 in range(0, 360, 10):  # about SG-C (the C-S torsion)
+            cand = c1.copy()
+            cand[2:] = (c1[2:] - c1[1]) @ turn(c1[2] - c1[1], a2).T + c1[1]
+            d = np.linalg.norm(others[:, None] - cand[None, 2:], axis=2).min()
+            hb = int((np.linalg.norm(polar - cand[3], axis=1) <= 3.4).sum())  # atom 3: the imine N
+            score = d - 10.0 if d < 2.9 else hb + d / 10.0
+            if score > best:
+                best, placed = score, cand
+    lines, serial = [], 0
+    near = placed[2:]
+    keep = {(ch.name, r.seqid.num) for a, r, ch in prot
+            if np.linalg.norm(near - np.array([a.pos.x, a.pos.y, a.pos.z]), axis=1).min() <= CUT}
+    for a, r, ch in prot:
+        if (ch.name, r.seqid.num) in keep and r.het_flag != "H":
+            serial += 1
+            lines.append(_pdb_line("ATOM", serial, a.name, r.name, ch.name, r.seqid.num,
+                                   (a.pos.x, a.pos.y, a.pos.z), a.element.name.upper()))
+    lines.append("TER")
+    counts: dict[str, int] = {}
+    names = []
+    for atom, p in zip(list(mol.GetAtoms())[2:], placed[2:]):
+        sym = atom.GetSymbol()
+        counts[sym] = counts.get(sym, 0) + 1
+        names.append(f"{sym}{counts[sym]}")
+        serial += 1
+        lines.append(_pdb_line("HETATM", serial, names[-1], "UNL", "A", 1501, p, sym.upper()))
+    link = (f"LINK         SG  CYS A  58                 {names[0]:<4} UNL A1501     1555   1555  "
+            f"{np.linalg.norm(placed[2] - cys['SG']):5.2f}")
+    _write_gz(HERE / "4cwb_covalent.pdb.gz", "\n".join([link] + lines + ["END"]) + "\n")
+
+
 def _write_gz(path: Path, text: str) -> None:
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as fh:
         fh.write(text.encode())
@@ -218,3 +300,4 @@ if __name__ == "__main__":
     make_mol2_poses(dev_root)
     make_pdbqt_poses(dev_root)
     make_copies(dev_root)
+    make_covalent(dev_root)
