@@ -170,7 +170,8 @@ class FileSource:
             protein = protein if protein is not None else _read_protein(self.protein)
             pocket, pocket_path = pocket_from_protein(protein, ligand, POCKET_CUTOFF), self.protein
         warnings += _overlap_warnings(pocket, ligand)
-        links = covalent_links(pocket, ligand)
+        on_ligand = _overlapping_residues(pocket, ligand)  # e.g. the crystal ligand under a docked pose
+        links = [link for link in covalent_links(pocket, ligand) if pocket.res_index[link.pocket_atom] not in on_ligand]
         covalent = [link.describe(pocket, ligand) for link in links]
         if links:
             ligand, notes = relink_bond_orders(ligand, links)
@@ -231,15 +232,24 @@ class FileSource:
         return out
 
 
-def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
-    """Pocket residues with a heavy atom within :data:`OVERLAP` Å of a ligand heavy atom (no bond is
-    that short): typically the ligand left in a holo protein file next to a docked pose."""
+def _overlap_atoms(pocket: Complex, ligand: Complex) -> np.ndarray:
+    """Pocket heavy atoms within :data:`OVERLAP` Å of a ligand heavy atom (no bond is that short)."""
     from scipy.spatial import cKDTree
 
     heavy = ~pocket.is_hydrogen
     lig = ligand.coord[~ligand.is_hydrogen]
     d = cKDTree(lig).query(pocket.coord[heavy], k=1, distance_upper_bound=OVERLAP)[0]
-    hit = np.flatnonzero(heavy)[d < OVERLAP]
+    return np.flatnonzero(heavy)[d < OVERLAP]
+
+
+def _overlapping_residues(pocket: Complex, ligand: Complex) -> set[int]:
+    return set(pocket.res_index[_overlap_atoms(pocket, ligand)].tolist())
+
+
+def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
+    """Pocket residues with a heavy atom within :data:`OVERLAP` Å of a ligand heavy atom (no bond is
+    that short): typically the ligand left in a holo protein file next to a docked pose."""
+    hit = _overlap_atoms(pocket, ligand)
     if len(hit) == 0:
         return []
     residues = dict.fromkeys(
