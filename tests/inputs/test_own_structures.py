@@ -276,3 +276,30 @@ def test_non_covalent_complexes_say_no(data, smiles_4cwb, capsys):
     main(["--input", str(data / "4cwb_entry.cif.gz"), "--ligand", "X6L:A", "--smiles", smiles_4cwb, "--check"])
     row = capsys.readouterr().out.splitlines()[2]
     assert row.split()[9] == "no"  # the covalent column (no note follows)
+
+
+# --- template bond orders over deposited lengths -----------------------------------------------------
+@pytest.mark.parametrize("oxygen, carbon", [("O26", "C25"), ("O12", "C11")])
+def test_a_templates_carbonyl_stays_a_carbonyl_at_an_unusual_length(data, smiles_4cwb, tmp_path, oxygen, carbon):
+    """A C=O deposited at 1.38 Å (as in one entry of the issue) is typed from the SMILES's double
+    bond, not as a hydroxyl from its length, and the answer is the one of the usual geometry."""
+    import gemmi
+    import numpy as np
+
+    from misi_geom import assign_hbond_types
+    from misi_geom.inputs import FileSource, LigandSelection
+
+    def load(path):
+        return FileSource("e", protein=path, selection=LigandSelection.parse("X6L:A"), smiles=smiles_4cwb).load().complex
+
+    st = gemmi.read_structure(str(data / "4cwb_entry.cif.gz"))
+    (res,) = [r for ch in st[0] for r in ch if r.name == "X6L"]
+    at = {a.name: a for a in res}
+    c, o = np.array(at[carbon].pos.tolist()), np.array(at[oxygen].pos.tolist())
+    at[oxygen].pos = gemmi.Position(*(c + (o - c) / np.linalg.norm(o - c) * 1.38))
+    st.write_pdb(str(tmp_path / "stretched.pdb"))
+    stretched = load(tmp_path / "stretched.pdb")
+    i = int(np.flatnonzero(stretched.is_ligand & (stretched.atom_name == oxygen))[0])
+    assert abs(np.linalg.norm(stretched.coord[i] - stretched.coord[stretched.atom_name == carbon][0]) - 1.38) < 1e-3
+    assert assign_hbond_types(stretched).idatm[i] == "O2"
+    assert _t9(stretched) == _t9(load(data / "4cwb_entry.cif.gz"))

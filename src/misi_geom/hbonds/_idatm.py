@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom.hbonds._rings import ring_atom_types
-from misi_geom.complex import Complex
+from misi_geom.complex import TEMPLATE_ORDERS, Complex
 from misi_geom.hbonds._graph import AtomGraph
 from misi_geom.hbonds._templates import template_types
 
@@ -151,6 +151,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
     nb = g.nbrs[i]
     deg = len(nb)
     orders = [g.order[(i, j)] for j in nb]
+    # bond orders from a SMILES template are the user's chemistry: they win over deposited lengths
+    template = bool(c.is_ligand[i]) and c.atom_type[i] == TEMPLATE_ORDERS
     arom = any(o == 1.5 for o in orders) or (bool(c.is_ligand[i]) and any(_kekule_aromatic(g, r) for r in g.rings(i)))
     known = bool(c.is_ligand[i]) or any(o != 1 for o in orders)
     if el in ("H", "D"):
@@ -202,8 +204,10 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
         if deg == 1:
             # terminal N (hydrogens absent): IDATM's bond-length rule
             j, d = nb[0], _bond_len(c, i, nb[0])
-            if orders[0] == 3 or (d <= 1.20 and c.element[j] in ("C", "N")):
+            if orders[0] == 3 or (d <= 1.20 and c.element[j] in ("C", "N") and not template):
                 return "N1"
+            if template and orders[0] == 2:
+                return "Npl"
             if c.element[j] == "C" and d > 1.38:
                 return "N3"
             if h_free and c.element[j] == "N" and d > 1.38:
@@ -222,7 +226,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
             if ej in ("S", "P") and len(g.nbrs[j]) >= 3 and _free_o(g, j) >= 1:
                 # phosphate, phosphonate, sulfate, sulfone, sulfoxide oxygens
                 return "O3-"
-            if (h_free or not known) and ej == "C":
+            if (h_free or not known) and ej == "C" and not template:
                 return "O2" if _bond_len(c, i, j) <= 1.30 else "O3"
             if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
                 return "O2"

@@ -21,7 +21,7 @@ import numpy as np
 
 from misi_geom.errors import MisiInputError
 
-__all__ = ["mol_from_atoms", "assign_from_smiles", "perceive_bond_orders", "PERCEIVE_CHARGES", "partial_hydrogens",
+__all__ = ["mol_from_atoms", "assign_from_smiles", "perceive_bond_orders", "PERCEIVE_CHARGES", "partial_hydrogens", "mark_template_orders",
            "carbons_missing_hydrogens"]
 
 #: Total charges tried, in order, by :func:`perceive_bond_orders`.
@@ -134,6 +134,17 @@ def assign_from_smiles(mol, smiles: str, path: str | Path, label: str):
     warnings = [] if ok else [f"{label}: RDKit cannot sanitise the ligand with the SMILES's bond orders "
                               "and its hydrogens (partial sanitisation used)"]
     return out, warnings
+
+
+def mark_template_orders(ligand):
+    """``ligand`` (a :class:`~misi_geom.complex.Complex`) with ``atom_type`` set to
+    :data:`~misi_geom.complex.TEMPLATE_ORDERS` where it is blank: its bond orders came from a SMILES
+    template, so H-bond typing takes them over deposited bond lengths (a 1.38 Å C=O stays a carbonyl)."""
+    from misi_geom.complex import TEMPLATE_ORDERS, Complex
+    from misi_geom.io import _fields
+
+    types = np.where(ligand.atom_type == "", TEMPLATE_ORDERS, ligand.atom_type).astype(ligand.atom_type.dtype)
+    return Complex(**{**_fields(ligand), "atom_type": types})
 
 
 def partial_hydrogens(mol, label: str = "ligand") -> str | None:

@@ -34,7 +34,7 @@ import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
-from misi_geom.inputs.bond_orders import assign_from_smiles, partial_hydrogens
+from misi_geom.inputs.bond_orders import assign_from_smiles, mark_template_orders, partial_hydrogens
 from misi_geom.inputs.covalent import covalent_links, relink_bond_orders
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
 from misi_geom.inputs.files import base_suffix, sha256_file
@@ -159,6 +159,8 @@ class FileSource:
                 ligand = Complex(**{**_fields(_ligand_complex(lig_path, mol, self.id)),
                                     "atom_name": ligand.atom_name, "res_name": ligand.res_name})
                 bond_orders, warnings = "smiles template", warnings + more
+        if bond_orders == "smiles template":
+            ligand = mark_template_orders(ligand)
         note = partial_hydrogens(mol)
         if note:
             warnings.append(note)
