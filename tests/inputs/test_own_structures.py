@@ -303,3 +303,60 @@ def test_a_templates_carbonyl_stays_a_carbonyl_at_an_unusual_length(data, smiles
     assert abs(np.linalg.norm(stretched.coord[i] - stretched.coord[stretched.atom_name == carbon][0]) - 1.38) < 1e-3
     assert assign_hbond_types(stretched).idatm[i] == "O2"
     assert _t9(stretched) == _t9(load(data / "4cwb_entry.cif.gz"))
+
+
+# --- peptide ligands, on request ------------------------------------------------------------------
+PEPTIDE_SMILES = "C[C@H](N)C(=O)NCC(=O)N[C@@H](CO)C(=O)O"  # Ala-Gly-Ser
+
+
+@pytest.fixture(scope="module")
+def peptide_entry(data, tmp_path_factory) -> Path:
+    """The 4cwb apo protein with a tripeptide Ala-Gly-Ser as chain P (ATOM records, with its
+    hydrogens) in the ligand site: RDKit's ``MolFromSequence`` + ETKDG/MMFF, centred on pose 1."""
+    import gzip
+
+    import numpy as np
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    pep = Chem.AddHs(Chem.MolFromSequence("AGS"), addResidueInfo=True)
+    AllChem.EmbedMolecule(pep, randomSeed=3)
+    AllChem.MMFFOptimizeMolecule(pep)
+    site = Chem.MolFromMolBlock((data / "4cwb_poses.sdf").read_text().split("$$$$")[0])
+    xyz = pep.GetConformer().GetPositions()
+    xyz = xyz - xyz.mean(axis=0) + site.GetConformer().GetPositions().mean(axis=0)
+    for k, p in enumerate(xyz):
+        pep.GetConformer().SetAtomPosition(k, [float(v) for v in p])
+    for a in pep.GetAtoms():
+        a.GetPDBResidueInfo().SetChainId("P")
+    protein = [ln for ln in gzip.open(data / "4cwb_apo.pdb.gz", "rt").read().splitlines()
+               if ln.startswith(("ATOM", "HETATM"))]
+    peptide = [ln for ln in Chem.MolToPDBBlock(pep, flavor=2).splitlines() if ln.startswith("ATOM")]
+    path = tmp_path_factory.mktemp("peptide") / "peptide_entry.pdb"
+    path.write_text("\n".join(protein + ["TER"] + peptide + ["END"]) + "\n")
+    return path
+
+
+def test_a_peptide_ligand_is_its_whole_chain_when_asked(peptide_entry):
+    from misi_geom.inputs import FileSource, LigandSelection
+
+    loaded = FileSource("pep", protein=peptide_entry, selection=LigandSelection.parse("chain:P"),
+                        smiles=PEPTIDE_SMILES).load()
+    c = loaded.complex
+    lig = c[c.is_ligand]
+    assert loaded.provenance["ligand_selection"] == "chain:P"
+    assert (~lig.is_hydrogen).sum() == 16 and list(dict.fromkeys(lig.res_name)) == ["ALA", "GLY", "SER"]
+    assert "P" not in set(c.chain_id[~c.is_ligand])  # the chain left the protein
+    # without a SMILES its hydrogens let RDKit perceive the bond orders
+    perceived = FileSource("pep", protein=peptide_entry, selection=LigandSelection.parse("chain:P")).load()
+    assert perceived.provenance["bond_orders"] == "rdDetermineBonds"
+
+
+def test_one_residue_of_a_peptide_is_refused(peptide_entry):
+    from misi_geom import MisiInputError
+    from misi_geom.inputs import read_entry_ligand
+
+    with pytest.raises(MisiInputError, match="polymer chain P"):
+        read_entry_ligand(peptide_entry, "GLY:P", smiles="NCC(=O)O")
+    with pytest.raises(MisiInputError, match="no chain 'Q' for the peptide ligand chain:Q"):
+        read_entry_ligand(peptide_entry, "chain:Q")
