@@ -34,7 +34,7 @@ from misi_tasks.engine import generate as generate_module
 from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
 from misi_tasks.engine.units import work_dir_for
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_geom.samples import sample_root
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdbbind_dev"
@@ -58,17 +58,16 @@ WORKER_STAGES = (
     (0, "1. load every complex", ("generate.py:_check_complex",)),
     (0, "2. generate the units", ("generate.py:_process_complex",)),
     (1, "kernel warm-up", ("generate.py:_warm_up_once",)),
-    (1, "make the items", ("registry.py:generate",)),
+    (1, "make the items", ("base.py:generate",)),
     (1, "write the units", ("units.py:write_unit",)),
     (2, "pickle", ("~:<built-in method _pickle.dumps>",)),
-    (2, "fsync", ("fsync<atomic_write_bytes",)),
     (0, "3. write the shards", ("generate.py:_write_shard_job", "shards.py:write_shard_job")),
     (1, "read the units", ("units.py:read_unit",)),
     (1, "rows (letters, to_row)", ("items.py:assign_letter", "items.py:to_row")),
-    (1, "check the rows", ("dataset.py:_check_row",)),
-    (1, "Arrow table", ("dataset.py:_row_group", "self:dataset.py:write_shard")),  # from_pylist: C code
+    (1, "check the rows", ("schema.py:check_row",)),
+    (1, "Arrow table", ("parquet.py:_row_group", "self:parquet.py:write_shard")),  # from_pylist: C code
     (1, "Parquet write", ("core.py:write_table",)),
-    (2, "fsync", ("fsync<write_shard",)),
+    (0, "fsync (units and shards)", ("fsync<atomic_path",)),  # one atomic write for both: one caller
 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.eval.parse import parse_answer
 
 OPTIONS = ["move x 1, move y 2", "move y 2", "roll x 3", "roll y 4"]

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 from misi_geom.samples import sample_root
 from misi_tasks.eval.baselines import baseline_predictions
 from misi_tasks.view import build_site

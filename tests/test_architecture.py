@@ -1,17 +1,18 @@
-"""The layering the folders promise holds in the imports.
+"""The layering ``docs/architecture.md`` states holds in the imports.
 
-* Dependencies flow one way: ``misi_tasks`` -> ``misi_render`` -> ``misi_geom``.
-* Inside ``misi_tasks`` the sub-packages form a DAG: ``spec`` <- ``tasks`` <- ``engine``; the scorer
-  (``eval``) and the tools built on datasets (``run``, ``export``, ``view``) never import the
-  engine, the generators, the renderer or the geometry.
+* The layer tables of ``docs/architecture.md`` are the rules: each module imports only the layers
+  its row allows (imports inside functions count), every module is covered by a row, and each row
+  may import only rows above it.
 * No import cycle between modules, counting imports inside functions too (a function-local import
   is how a cycle is usually hidden).
-* ``misi-eval`` really runs without numba: checked in a fresh interpreter.
+* ``misi-eval`` really runs without numba, and the task declarations load the standard library
+  only: both checked in a fresh interpreter.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,10 +31,13 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path, name: str) -> set[str]:
-    """Every misi module ``path`` imports, at module level or inside functions."""
+    """Every misi module ``path`` imports, at module level or inside functions (not for type checking only)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
+    for node in ast.walk(tree):  # `if TYPE_CHECKING:` blocks never run: their imports are for annotations
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -64,13 +68,6 @@ def graph() -> dict[str, set[str]]:
     return edges
 
 
-def _layer(module: str) -> str:
-    parts = module.split(".")
-    if parts[0] != "misi_tasks" or len(parts) == 1:
-        return parts[0]
-    return f"misi_tasks.{parts[1]}"
-
-
 def test_no_import_cycle_between_modules(graph):
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -95,41 +92,79 @@ def test_no_import_cycle_between_modules(graph):
             visit(m)
 
 
-#: What each layer may import (besides itself).  Private helpers at the top of misi_tasks
-#: (``_atomic``, ``_mpl``, ``version``) are standard-library-only and allowed everywhere.
-ALLOWED = {
-    "misi_geom": set(),
-    "misi_render": {"misi_geom"},
-    "misi_tasks.spec": set(),
-    "misi_tasks.eval": {"misi_tasks.spec"},
-    "misi_tasks.run": {"misi_tasks.spec", "misi_tasks.eval", "misi_tasks.export"},  # one prompt builder
-    "misi_tasks.export": {"misi_tasks.spec", "misi_tasks.eval"},
-    "misi_tasks.view": {"misi_tasks.spec", "misi_tasks.eval"},
-    "misi_tasks.inputs": {"misi_geom", "misi_tasks.tasks"},
-    "misi_tasks.tasks": {"misi_geom", "misi_render", "misi_tasks.spec"},
-    "misi_tasks.engine": {"misi_geom", "misi_render", "misi_tasks.spec", "misi_tasks.tasks",
-                          "misi_tasks.inputs", "misi_tasks.eval", "misi_tasks.view"},
-}
-SHARED = {"misi_tasks._atomic", "misi_tasks._mpl", "misi_tasks.version", "misi_tasks"}
+DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def _layer_table() -> dict[str, tuple[tuple[str, ...], frozenset[str]]]:
+    """The layer tables of ``docs/architecture.md``: layer -> (modules, layers it may import)."""
+    rows: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        layer = cells[0].strip("`")
+        modules = tuple(re.findall(r"`([\w.]+)`", cells[1]))
+        may = frozenset(re.findall(r"`([\w.]+)`", cells[3]))
+        assert layer not in rows, f"layer {layer} appears twice in {DOC.name}"
+        rows[layer] = (modules, may)
+    return rows
+
+
+LAYERS = _layer_table()
+_ENTRIES = {entry: layer for layer, (modules, _) in LAYERS.items() for entry in modules}
+
+
+def _covers(entry: str, module: str) -> bool:
+    """A row naming a package covers its modules, unless other rows name some of them: then it
+    covers the package's ``__init__`` only."""
+    if module == entry:
+        return True
+    nested = any(e.startswith(entry + ".") for e in _ENTRIES)
+    return not nested and module.startswith(entry + ".")
+
+
+def _layer(module: str) -> str | None:
+    """The layer of the longest entry covering ``module`` (None when no row does)."""
+    hits = [e for e in _ENTRIES if _covers(e, module)]
+    return _ENTRIES[max(hits, key=len)] if hits else None
+
+
+def _may(layer: str, target: str) -> bool:
+    """Whether ``layer`` may import ``target`` (a layer may import its own sub-layers' names)."""
+    allowed = LAYERS[layer][1] | {layer}
+    return any(target == a or target.startswith(a + ".") for a in allowed)
+
+
+def test_the_layer_table_is_read():
+    assert {"geom", "render", "definitions", "dataset", "eval", "tasks", "engine", "geom.hbonds"} <= set(LAYERS)
+    for layer, (_, may) in LAYERS.items():
+        assert may <= set(LAYERS), f"{layer} may import unknown layer(s) {sorted(may - set(LAYERS))}"
 
 
 def test_layers_import_only_what_they_may(graph):
     wrong = []
     for m, targets in sorted(graph.items()):
         layer = _layer(m)
-        if layer not in ALLOWED:
-            continue
         for t in sorted(targets):
-            tl = _layer(t)
-            if tl == layer or t in SHARED or tl in ALLOWED[layer]:
+            if t.startswith(m + "."):  # a package's __init__ exporting its own modules
                 continue
-            wrong.append(f"{m} imports {t}")
-    assert not wrong, "layering broken:\n" + "\n".join(wrong)
+            tl = _layer(t)
+            if layer is None or tl is None or not _may(layer, tl):
+                wrong.append(f"{m} ({layer}) imports {t} ({tl})")
+    assert not wrong, f"layering broken (the rules are {DOC.name}):\n" + "\n".join(wrong)
 
 
-def test_the_layer_table_covers_every_sub_package(graph):
-    layers = {_layer(m) for m in graph} - SHARED
-    assert layers <= set(ALLOWED), f"new sub-package(s) without a layering rule: {layers - set(ALLOWED)}"
+def test_the_layer_table_covers_every_module(graph):
+    missing = sorted(m for m in graph if _layer(m) is None)
+    assert not missing, f"module(s) no row of {DOC.name} covers: {missing}"
+
+
+def test_the_layer_rules_are_a_dag():
+    """No layer may import one that may import it back: each row imports only rows above it."""
+    order = list(LAYERS)
+    for k, layer in enumerate(order):
+        for target in LAYERS[layer][1]:
+            assert order.index(target) < k, f"{layer} may import {target}, a row below it in {DOC.name}"
 
 
 def test_misi_eval_runs_without_numba_rendering_or_geometry():
@@ -147,3 +182,18 @@ def test_misi_eval_runs_without_numba_rendering_or_geometry():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_declarations_load_only_the_standard_library():
+    """Importing the task declarations (specs, answers, registry, schema) loads no third-party module."""
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import misi_tasks.definitions, misi_tasks.definitions.schema, misi_tasks.definitions.reply_text\n"
+        "new = set(sys.modules) - before\n"
+        "bad = sorted({m.split('.')[0] for m in new} - set(sys.stdlib_module_names) - {'misi_tasks'})\n"
+        "print(len(new), ','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n_new, _, bad = out.stdout.strip().partition(" ")
+    assert int(n_new) > 0 and bad == "", f"the declarations imported: {bad}"

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from misi_tasks.engine.card import _size_category, render_card
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 from misi_geom.samples import sample_root
 
 datasets = pytest.importorskip("datasets")

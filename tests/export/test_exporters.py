@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 from misi_tasks.eval.cli import main as eval_main
 from misi_tasks.export.cli import main as export_main
 from misi_tasks.export.prompt import build_prompt, chat_messages
-from misi_tasks.spec.names import MC_TASKS, TASK_CODES, TASK_NAMES
+from misi_tasks.definitions.registry import MC_TASKS, TASK_CODES, TASK_NAMES
 
 pd = pytest.importorskip("pandas")
 datasets = pytest.importorskip("datasets")

@@ -15,7 +15,7 @@ from misi_geom import MisiInputError, load_complex
 from misi_tasks.engine.cli import main
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_tasks.inputs import check_inputs, discover_inputs, read_manifest
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_geom.samples import SAMPLE_IDS, sample_root
 
 

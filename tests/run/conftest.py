@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.dataset import dataset_card_configs_yaml, list_splits, shard_paths, write_shard
-from misi_tasks.spec.items import LETTERS
-from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
+from misi_tasks.dataset import dataset_card_configs_yaml, list_splits, shard_paths, write_shard
+from misi_tasks.definitions.items import LETTERS
+from misi_tasks.definitions.registry import MC_TASKS, TASK_NAMES
 
 _FREE_ANSWERS = {
     "translation": ["move x 3", "move y -2"],
@@ -88,7 +88,7 @@ def harness_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def truth_by_question(dataset: Path) -> dict[str, str]:
-    from misi_tasks.spec.dataset import read_items
+    from misi_tasks.dataset import read_items
 
     return {it["question"]: it["answer"] for it in read_items(dataset, images=False)}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 from misi_tasks.eval.cli import main as eval_main
 from misi_tasks.run.cli import main as run_main
 

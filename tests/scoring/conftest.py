@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.dataset import dataset_card_configs_yaml, list_splits, shard_paths, write_shard
-from misi_tasks.spec.names import MC_TASKS, TASK_NAMES
+from misi_tasks.dataset import dataset_card_configs_yaml, list_splits, shard_paths, write_shard
+from misi_tasks.definitions.registry import MC_TASKS, TASK_NAMES
 
 
 def tiny_png(seed: int) -> bytes:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from misi_tasks.spec.dataset import (
+from misi_tasks.dataset import (
     ARROW_SCHEMA,
     COLUMNS,
     DatasetError,
@@ -23,7 +23,7 @@ from misi_tasks.spec.dataset import (
     shard_paths,
     write_shard,
 )
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 
 from .conftest import synthetic_rows, tiny_png
 
@@ -87,7 +87,7 @@ def test_failed_write_leaves_old_shard_and_no_temp(tmp_path: Path, rows_factory)
 
 
 def test_crash_during_write_keeps_old_shard(tmp_path: Path, rows_factory, monkeypatch) -> None:
-    import misi_tasks.spec.dataset as dataset_module
+    import misi_tasks.dataset.parquet as dataset_module
 
     rows = rows_factory("rotation", "test", 3)
     path = shard_paths(tmp_path, "rotation", "test", 1)[0]
@@ -109,9 +109,10 @@ def _reference_shard(rows: list[dict]) -> bytes:
     all rows, then ``pq.write_table`` with 64-row groups."""
     import pyarrow as pa
 
-    from misi_tasks.spec.dataset import _WRITE_OPTIONS, _check_row
+    from misi_tasks.dataset.parquet import _WRITE_OPTIONS
+    from misi_tasks.definitions.schema import check_row
 
-    table = pa.Table.from_pylist([_check_row(r, "ref") for r in rows], schema=ARROW_SCHEMA)
+    table = pa.Table.from_pylist([check_row(r, "ref") for r in rows], schema=ARROW_SCHEMA)
     buf = io.BytesIO()
     pq.write_table(table, buf, row_group_size=64, **_WRITE_OPTIONS)
     return buf.getvalue()
@@ -140,7 +141,7 @@ def test_shard_bytes_match_the_pyarrow_reference(tmp_path: Path, rows_factory, n
 
 def test_huge_row_group_is_left_to_pyarrow(tmp_path: Path, rows_factory, monkeypatch) -> None:
     """Over 2 GiB of images in one row group, pyarrow builds (and chunks) the column: same bytes."""
-    import misi_tasks.spec.dataset as dataset_module
+    import misi_tasks.dataset.parquet as dataset_module
 
     monkeypatch.setattr(dataset_module, "_MAX_BINARY", 100)
     rows = rows_factory("docking", "test", 70)
@@ -287,7 +288,7 @@ def test_images_are_paged_so_a_shard_is_written_in_little_memory(tmp_path: Path,
     (tmp_path / "rows.pkl").write_bytes(pickle.dumps(rows))
     script = (
         "import pickle, sys, pyarrow as pa\n"
-        "from misi_tasks.spec.dataset import write_shard\n"
+        "from misi_tasks.dataset import write_shard\n"
         "rows = pickle.loads(open(sys.argv[1], 'rb').read())\n"
         "write_shard(rows, sys.argv[2])\n"
         "print(pa.default_memory_pool().max_memory())\n"
@@ -306,7 +307,7 @@ def test_per_column_compression_levels_name_every_column_of_a_shard(tmp_path: Pa
     compression, larger than level 1 on repetitive bytes)."""
     import random
 
-    from misi_tasks.spec import dataset as dataset_module
+    from misi_tasks.dataset import parquet as dataset_module
 
     rng = random.Random(1)
     rows = rows_factory("translation", "test", 16)

@@ -164,7 +164,7 @@ def test_bad_arguments(capsys, small_dataset: Path, argv: list, message: str | N
 
 
 def test_empty_selection_and_missing_dataset(capsys, tmp_path: Path, rows_factory) -> None:
-    from misi_tasks.spec.dataset import shard_paths, write_shard
+    from misi_tasks.dataset import shard_paths, write_shard
 
     write_shard(rows_factory("zooming", "train", 2), shard_paths(tmp_path, "zooming", "train", 1)[0])
     code, _, err = _run(capsys, "--dataset", tmp_path, "--baseline", "oracle", "--split", "test")

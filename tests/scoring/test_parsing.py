@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.eval.parse import normalize_bond, normalize_reply, parse_answer
 
 # (task, reply, expected canonical text or None for unparseable)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from misi_tasks.spec import reply_text as parsing
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions import reply_text as parsing
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.eval.parse import parse_answer
 
 _OPTIONS = ["move x 1, move y 2", "move y 2", "roll x 3", "roll y 4"]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from misi_geom import load_complex
 from misi_geom.samples import sample_dirs
 from misi_render.labels import residue_label as drawn_label
-from misi_tasks.spec.answers import BondList, Choice, Docking, Move, Roll, bond_t4, bond_t9, residue_label
+from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, Roll, bond_t4, bond_t9, residue_label
 
 _axes = st.sampled_from("xyz")
 _ints = st.integers(-500, 500)
@@ -51,8 +51,8 @@ def test_prompt_residue_label_is_the_drawn_one(directory):
 def test_task_names_codes_and_choice_tasks_come_from_the_declarations():
     from typing import get_args
 
-    from misi_tasks.spec.names import MC_TASKS, TASK_CODES, TaskName
-    from misi_tasks.spec.registry import SPECS
+    from misi_tasks.definitions.registry import MC_TASKS, TASK_CODES, TaskName
+    from misi_tasks.definitions.registry import SPECS
 
     assert TASK_CODES == {"translation": "T1", "rotation": "T2", "zooming": "T3", "residue-ligand": "T4",
                           "translation-rotation": "T5", "rotation-rotation": "T6", "docking": "T7",

@@ -19,7 +19,7 @@ from PIL import Image
 from misi_geom import SE3, SIX_VIEWS, THREE_VIEWS, view_rotation
 from misi_render import atom_radii
 from misi_tasks.engine.generate import generate_items
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 
 SAMPLES = ["1h1d", "2pyy", "2w9r", "3pvu", "4cjq"]
 ATOL = 1e-8

@@ -13,7 +13,7 @@ import pytest
 from misi_tasks.engine.cli import main
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_tasks.engine.shards import _letters, _shard_bounds, _tiny_indices
-from misi_tasks.spec.items import Item
+from misi_tasks.definitions.items import Item
 from misi_geom.samples import sample_root
 
 TASKS = ("translation", "translation-rotation", "docking")

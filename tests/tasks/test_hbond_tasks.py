@@ -10,7 +10,7 @@ import pytest
 from misi_geom import find_hbonds, hbond_pairs
 from misi_tasks.tasks.hbond_answers import format_t9
 from misi_tasks.engine.generate import generate_items
-from misi_tasks.tasks.registry import TaskSkipped
+from misi_tasks.tasks.base import TaskSkipped
 from misi_tasks.tasks.hbonds import HARD_NEGATIVE_CUTOFF, ResidueLigandTask, t8_decoys
 
 

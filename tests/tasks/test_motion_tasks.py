@@ -113,7 +113,7 @@ def test_zoom_answers_differ_visibly_from_their_neighbours(items, scene):
 
 def test_zoom_skips_answers_too_close_to_a_neighbour(scene):
     """With a separation demand above what the image allows, no zoom is asked."""
-    from misi_tasks.tasks.registry import GenContext, TaskSkipped
+    from misi_tasks.tasks.base import GenContext, TaskSkipped
     from misi_tasks.tasks.motion import ZoomingTask
 
     with pytest.raises(TaskSkipped, match="visible difference"):

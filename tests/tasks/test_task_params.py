@@ -18,9 +18,9 @@ import misi_tasks.tasks  # noqa: F401  (registers the generators)
 from misi_tasks.eval.baselines import baseline_reply
 from misi_tasks.eval.parse import parse_answer
 from misi_tasks.eval.score import score_item
-from misi_tasks.spec.answers import Docking, Move, Roll
-from misi_tasks.spec.registry import SPECS, spec_of_item, task_spec
-from misi_tasks.tasks.registry import GenContext, TaskSkipped, get_task
+from misi_tasks.definitions.answers import Docking, Move, Roll
+from misi_tasks.definitions.registry import SPECS, spec_of_item, task_spec
+from misi_tasks.tasks.base import GenContext, TaskSkipped, get_task
 
 _SCENES = ("2pyy", "1h1d")
 
@@ -251,7 +251,7 @@ def test_misi_gen_task_params_reach_misi_eval(tmp_path):
     from misi_geom.samples import sample_root
     from misi_tasks.engine.cli import main as gen_main
     from misi_tasks.eval.cli import main as eval_main
-    from misi_tasks.spec.dataset import read_items
+    from misi_tasks.dataset import read_items
 
     out = tmp_path / "ds"
     assert gen_main(["--input", str(sample_root()), "--out", str(out), "--task", "T1", "--split", "test",
@@ -273,7 +273,7 @@ def test_misi_gen_task_params_reach_misi_eval(tmp_path):
 def test_readme_lists_every_task_parameter_with_its_default():
     from pathlib import Path
 
-    from misi_tasks.spec.names import TASK_NAMES
+    from misi_tasks.definitions.registry import TASK_NAMES
 
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     for name in TASK_NAMES:

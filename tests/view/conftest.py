@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 from misi_geom.samples import sample_root
 from misi_tasks.eval.baselines import baseline_predictions

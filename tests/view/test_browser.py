@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.view import build_site
 
 

@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib", reason="the card figures need the misi[viz] ex
 
 from misi_tasks.engine import card_figures  # noqa: E402
 from misi_tasks._mpl import VIZ_MISSING  # noqa: E402
-from misi_tasks.spec.names import TASK_CODES  # noqa: E402
+from misi_tasks.definitions.registry import TASK_CODES  # noqa: E402
 from misi_geom.samples import sample_root  # noqa: E402
 
 NAMES = ["items_per_task.png", "answers.png", "heavy_atoms.png", "examples.png"]

@@ -15,7 +15,7 @@ from PIL import Image
 pytest.importorskip("matplotlib", reason="the charts need the misi[viz] extra")
 
 from misi_tasks._mpl import VIZ_MISSING  # noqa: E402
-from misi_tasks.spec.dataset import read_items  # noqa: E402
+from misi_tasks.dataset import read_items  # noqa: E402
 from misi_tasks.eval.charts import CHART_COLUMNS, chart_rows, random_baseline_report, report_chart  # noqa: E402
 from misi_tasks.eval.cli import main  # noqa: E402
 from misi_tasks.eval.report import REFERENCE_RESULTS, summarize  # noqa: E402

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from misi_tasks.spec.dataset import read_items
+from misi_tasks.dataset import read_items
 from misi_tasks.eval.cli import read_predictions
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.eval.score import score_item
 from misi_tasks.view import MARKER, build_site
 from misi_tasks.view.cli import main

@@ -22,7 +22,7 @@ The detector in layers, one module each:
 
 from misi_geom.hbonds.explain import DirectionVerdict, PairVerdict, explain
 from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, HBond, bonded_pairs, find_hbonds, hbond_pairs
-from misi_geom.hbonds.typing import AcceptorClass, DonorClass, HBondTyping, assign_hbond_types
+from misi_geom.hbonds.donor_acceptor import AcceptorClass, DonorClass, HBondTyping, assign_hbond_types
 
 __all__ = [
     "ANGLE_SLOP",

@@ -17,7 +17,7 @@ import numpy as np
 from misi_geom.hbonds._idatm import PLANAR, TETRAHEDRAL, TYPE_INFO
 from misi_geom.complex import Complex
 from misi_geom.hbonds.geometry import bond_positions
-from misi_geom.hbonds.typing import HBondTyping
+from misi_geom.hbonds.donor_acceptor import HBondTyping
 
 __all__ = ["Context", "TAU_TEST", "TAU_PASS", "TAU_FAIL", "distinct"]
 

@@ -23,7 +23,7 @@ from misi_geom.hbonds._context import TAU_FAIL, TAU_TEST, Context, distinct
 from misi_geom.hbonds._idatm import PLANAR, TETRAHEDRAL
 from misi_geom.hbonds._kernels import dot_rows, phi_ok, tau_ok, theta_ok
 from misi_geom.hbonds.geometry import angles_deg, sulfur_r2
-from misi_geom.hbonds.typing import AcceptorClass, DonorClass
+from misi_geom.hbonds.donor_acceptor import AcceptorClass, DonorClass
 from misi_geom.hbonds.limits import (
     GENERIC_TARGETS,
     GenericAcceptor,

@@ -31,7 +31,7 @@ from misi_geom.complex import Complex
 from misi_geom.hbonds.criteria import FAILURES, Context, acceptor_failures, donor_failures
 from misi_geom.hbonds.geometry import SULFUR_COMP
 from misi_geom.hbonds.search import ANGLE_SLOP, DIST_SLOP, acceptor_reach, metal_blocked
-from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
+from misi_geom.hbonds.donor_acceptor import HBondTyping, assign_hbond_types
 
 __all__ = ["DirectionVerdict", "PairVerdict", "explain"]
 
@@ -121,7 +121,7 @@ def explain(
     relax, dist_slop, angle_slop, metal_rule
         As for :func:`~misi_geom.hbonds.search.find_hbonds`.
     typing : HBondTyping, optional
-        Precomputed :func:`~misi_geom.hbonds.typing.assign_hbond_types` of ``c`` (default: computed).
+        Precomputed :func:`~misi_geom.hbonds.donor_acceptor.assign_hbond_types` of ``c`` (default: computed).
 
     Returns
     -------

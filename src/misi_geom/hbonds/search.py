@@ -3,7 +3,7 @@
 MiSI-Bench's H-bond answers (tasks T4, T8, T9) are the bonds ChimeraX's ``hbonds`` reports between
 pocket and ligand with relaxed criteria (+0.4 Å, −20°).  misi computes them itself:
 
-1. :func:`~misi_geom.hbonds.typing.assign_hbond_types` types donors and acceptors (residue templates
+1. :func:`~misi_geom.hbonds.donor_acceptor.assign_hbond_types` types donors and acceptors (residue templates
    for the pocket, chemistry for the ligand) and gives each its geometric class (Mills & Dean 1996);
 2. a spatial pruning step (:func:`_candidate_pairs`, a KD-tree) keeps donor/acceptor pairs on
    opposite sides within the largest distance any class allows;
@@ -50,7 +50,7 @@ from misi_geom.hbonds.geometry import SULFUR_COMP, angles_deg, triplet_distances
 from misi_geom.hbonds.limits import SynAnti
 from misi_geom.complex import Complex
 from misi_geom.elements import METALS
-from misi_geom.hbonds.typing import HBondTyping, assign_hbond_types
+from misi_geom.hbonds.donor_acceptor import HBondTyping, assign_hbond_types
 
 __all__ = ["HBond", "find_hbonds", "bonded_pairs", "hbond_pairs", "DIST_SLOP", "ANGLE_SLOP"]
 
@@ -112,7 +112,7 @@ def find_hbonds(
         Reject an acceptor coordinating a metal of its own side when the donor lies within 45° of
         the metal direction.
     typing : HBondTyping, optional
-        Precomputed :func:`~misi_geom.hbonds.typing.assign_hbond_types` of ``complex``.
+        Precomputed :func:`~misi_geom.hbonds.donor_acceptor.assign_hbond_types` of ``complex``.
 
     Returns
     -------

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import threading
 
-from misi_tasks.spec.dataset import dataset_card_configs_yaml, list_splits
+from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
 from misi_tasks.engine.provenance import card_sources_section
-from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks.definitions.registry import SPLITS, TASK_CODES, TASK_NAMES
 from misi_tasks._atomic import atomic_write_bytes
 from misi_tasks.version import package_version
 

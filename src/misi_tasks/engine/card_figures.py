@@ -35,9 +35,9 @@ import numpy as np
 from misi_tasks._mpl import PALETTE, VIZ_MISSING, have_matplotlib, new_figure, save_figure
 import pyarrow.parquet as pq
 
-from misi_tasks.spec.names import SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks.definitions.registry import SPLITS, TASK_CODES, TASK_NAMES
 from misi_tasks.eval.parse import parse_answer
-from misi_tasks.spec.answers import BondList, Choice, Docking, Move, Roll
+from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, Roll
 
 __all__ = ["FIGURES_DIR", "card_figures_markdown", "heavy_atom_counts", "heavy_atoms", "write_card_figures"]
 

@@ -26,8 +26,7 @@ from typing import Any
 
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
 from misi_tasks.engine.remote import RemoteError, check_url, download_input, is_url, stage_dir, upload_output
-from misi_tasks.spec.names import TASK_NAMES, resolve_task
-from misi_tasks.spec.registry import task_spec
+from misi_tasks.definitions.registry import TASK_NAMES, resolve_task, task_spec
 from misi_tasks.version import package_version
 
 __all__ = ["main", "build_parser", "default_workers"]

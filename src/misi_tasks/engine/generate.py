@@ -45,8 +45,8 @@ from misi_tasks.engine.provenance import load_provenance, save_provenance
 from misi_tasks.engine.shards import TINY_PER_TASK, plan_shards, unit_images, write_shard_job
 from misi_tasks.engine.units import WorkDir
 from misi_tasks.inputs import assign_splits, discover_inputs
-from misi_tasks.spec.items import Item
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
 from misi_tasks.tasks.decoys import warm_up_ssim
 from misi_tasks.tasks.scene import Scene

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from misi_tasks.engine.units import WorkDir
-from misi_tasks.spec.dataset import shard_paths, write_shard
-from misi_tasks.spec.items import LETTERS, Item
-from misi_tasks.spec.names import MC_TASKS
+from misi_tasks.dataset import shard_paths, write_shard
+from misi_tasks.definitions.items import LETTERS, Item
+from misi_tasks.definitions.registry import MC_TASKS
 from misi_tasks.tasks.seeding import rng_for
 
 __all__ = ["ROWS_PER_SHARD", "SHARD_BYTES", "TINY_PER_TASK", "plan_shards", "unit_images", "write_shard_job"]

@@ -1,6 +1,6 @@
 """``misi-eval``: parse a model's replies, score them against a dataset, baselines and reports.
 
-Imports only :mod:`misi_tasks.spec` (and standard helpers), never generation, rendering or geometry.
+Imports only :mod:`misi_tasks.definitions` (and standard helpers), never generation, rendering or geometry.
 """
 
 from __future__ import annotations

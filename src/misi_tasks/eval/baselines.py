@@ -1,7 +1,7 @@
 """Reference baselines for ``misi-eval``: the oracle (scores 100) and a seeded random guesser.
 
 The random baseline draws each reply from the value ranges of the item's task spec
-(:meth:`misi_tasks.spec.taskspec.TaskSpec.random_reply`, with the parameters the item was
+(:meth:`misi_tasks.definitions.taskspec.TaskSpec.random_reply`, with the parameters the item was
 generated with) without looking at the images or the truth, so it lands at chance: 25 % on the
 MC tasks, about 50 % on T4- (``No`` half of the time), about 0 on T4+ and T9 (bond names are
 guessed).
@@ -23,9 +23,9 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from misi_tasks.spec.docking import RANDOM_DOCKING_MOVE_A
-from misi_tasks.spec.motion import RotationSpec, TranslationSpec, ZoomingSpec
-from misi_tasks.spec.registry import spec_of_item
+from misi_tasks.definitions.docking import RANDOM_DOCKING_MOVE_A
+from misi_tasks.definitions.motion import RotationSpec, TranslationSpec, ZoomingSpec
+from misi_tasks.definitions.registry import spec_of_item
 
 __all__ = [
     "BASELINES",

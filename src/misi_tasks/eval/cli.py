@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from misi_tasks._mpl import MatplotlibMissing
-from misi_tasks.spec.dataset import DatasetError, list_splits, read_items
-from misi_tasks.spec.names import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.dataset import DatasetError, list_splits, read_items
+from misi_tasks.definitions.registry import SPLITS, TASK_CODES, resolve_task
 from misi_tasks.version import package_version
 from misi_tasks.eval.report import render_table, report_csv, report_json, summarize
 from misi_tasks.eval.score import score_item

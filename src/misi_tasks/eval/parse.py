@@ -1,12 +1,12 @@
 """Find the answer of a task's form in a free-text model reply.
 
-The forms and their readers are the answer vocabulary (:mod:`misi_tasks.spec.answers`); which
-form a task expects is its spec's ``answer`` (:mod:`misi_tasks.spec.taskspec`).  Replies are
+The forms and their readers are the answer vocabulary (:mod:`misi_tasks.definitions.answers`); which
+form a task expects is its spec's ``answer`` (:mod:`misi_tasks.definitions.taskspec`).  Replies are
 normalised first (Unicode NFKC, every dash-like minus to ``-``, degree signs, markdown ``*`` and
 back-ticks removed), then searched for every complete answer of the expected form; the **last**
 one is taken (a reply that reasons first ends with its answer).  Pass ``pick="first"`` for the
 spec's literal "first valid answer" rule.  A reply with no complete answer parses to ``None`` and
-scores 0.  Parsing takes time linear in the reply's length (:mod:`misi_tasks.spec.reply_text`).
+scores 0.  Parsing takes time linear in the reply's length (:mod:`misi_tasks.definitions.reply_text`).
 
 For T8 a reply that restates exactly one option's command (``move x 7, move y 5``) and names no
 letter is mapped to that option's letter.
@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from misi_tasks.spec.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll
-from misi_tasks.spec.registry import task_spec
-from misi_tasks.spec.reply_text import normalize_bond, normalize_reply
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll
+from misi_tasks.definitions.registry import task_spec
+from misi_tasks.definitions.reply_text import normalize_bond, normalize_reply
+from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
     "BondList",

@@ -1,8 +1,8 @@
 """Per-item scoring of MiSI-Bench replies (spec section 5).
 
-Each task's metric, with its ranges, is its spec's (:meth:`misi_tasks.spec.taskspec.TaskSpec.score`,
-built from :mod:`misi_tasks.spec.metrics`); an item is scored with the spec it was generated with
-(its metadata's ``task_params``, :func:`misi_tasks.spec.registry.spec_of_item`).  With the default
+Each task's metric, with its ranges, is its spec's (:meth:`misi_tasks.definitions.taskspec.TaskSpec.score`,
+built from :mod:`misi_tasks.definitions.metrics`); an item is scored with the spec it was generated with
+(its metadata's ``task_params``, :func:`misi_tasks.definitions.registry.spec_of_item`).  With the default
 parameters (score in [0, 1] per item):
 
 - T3, T5, T6, T8: accuracy (the parsed answer equals the truth).
@@ -39,12 +39,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from misi_tasks.spec.answers import ParsedAnswer
-from misi_tasks.spec.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
-from misi_tasks.spec.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
-from misi_tasks.spec.motion import RotationSpec, TranslationSpec
-from misi_tasks.spec.registry import item_metadata, task_spec
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.answers import ParsedAnswer
+from misi_tasks.definitions.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
+from misi_tasks.definitions.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
+from misi_tasks.definitions.motion import RotationSpec, TranslationSpec
+from misi_tasks.definitions.registry import item_metadata, task_spec
+from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
     "BOND_OVERLIST_FACTOR",
@@ -133,7 +133,7 @@ def score_item(
     Parameters
     ----------
     item : mapping
-        A row of :func:`misi_tasks.spec.dataset.read_items` (``id``, ``task``, ``answer``,
+        A row of :func:`misi_tasks.dataset.read_items` (``id``, ``task``, ``answer``,
         ``options``, ``metadata`` are used).
     reply : str or None
         The model's free-text reply; None when the prediction is missing.

@@ -21,11 +21,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from misi_tasks.spec.dataset import DatasetError
+from misi_tasks.dataset import DatasetError
 from misi_tasks.export import jsonl, llamafactory, lmms_eval, openai_batch, vlmevalkit
 from misi_tasks.export.files import ExportDir, ExportError
 from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
-from misi_tasks.spec.names import SPLITS
+from misi_tasks.definitions.registry import SPLITS
 from misi_tasks.version import package_version
 
 __all__ = ["FORMATS", "build_parser", "main"]

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from misi_tasks.export.files import ExportDir
-from misi_tasks.spec.names import TASK_CODES
+from misi_tasks.definitions.registry import TASK_CODES
 
 __all__ = ["GROUP", "export_lmms_eval", "planned_names", "task_name"]
 

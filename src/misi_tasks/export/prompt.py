@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from misi_tasks.spec.items import LETTERS
+from misi_tasks.definitions.items import LETTERS
 
 __all__ = [
     "IMAGE_TOKEN",
@@ -82,7 +82,7 @@ def sharegpt_user_text(item: Mapping[str, Any]) -> str:
 
 
 def _option_listing(options: Sequence[str]) -> str:
-    """The option block the generator put into an MC question (see :meth:`misi_tasks.spec.items.Item.assign_letter`)."""
+    """The option block the generator put into an MC question (see :meth:`misi_tasks.definitions.items.Item.assign_letter`)."""
     return "\n".join(f"{LETTERS[k]}. {opt}" if opt else f"{LETTERS[k]}. the image labelled option {LETTERS[k]}"
                      for k, opt in enumerate(options))
 
@@ -149,7 +149,7 @@ def image_bytes(image: Any) -> bytes:
 
 
 def build_prompt(item: Mapping[str, Any], *, max_image_px: int | None = None, system: str | None = None) -> Prompt:
-    """Build the :class:`Prompt` of one dataset item (a row of :func:`misi_tasks.spec.dataset.read_items`)."""
+    """Build the :class:`Prompt` of one dataset item (a row of :func:`misi_tasks.dataset.read_items`)."""
     images = tuple(scale_png(image_bytes(im), max_image_px) for im in item["images"])
     if len(images) != len(item["image_roles"]):
         raise ValueError(f"item {item['id']}: {len(images)} images but {len(item['image_roles'])} image roles")

@@ -13,8 +13,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from misi_tasks.spec.dataset import COLUMNS, DatasetError, list_splits, read_items
-from misi_tasks.spec.names import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.dataset import COLUMNS, DatasetError, list_splits, read_items
+from misi_tasks.definitions.registry import SPLITS, TASK_CODES, resolve_task
 
 __all__ = ["iter_items_with_images", "parse_tasks", "select_items"]
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from misi_tasks.export.prompt import image_bytes, prompt_text, scale_png, split_options
 from misi_tasks.export.files import ExportDir, TextStream, image_name
-from misi_tasks.spec.items import LETTERS
-from misi_tasks.spec.names import MC_TASKS, TASK_CODES
+from misi_tasks.definitions.items import LETTERS
+from misi_tasks.definitions.registry import MC_TASKS, TASK_CODES
 
 __all__ = ["dataset_name", "export_vlmevalkit"]
 

@@ -24,8 +24,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from misi_tasks.spec.dataset import DatasetError
-from misi_tasks.spec.names import SPLITS
+from misi_tasks.dataset import DatasetError
+from misi_tasks.definitions.registry import SPLITS
 from misi_tasks.run.client import ChatClient, RetryPolicy
 from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
 from misi_tasks.run.runner import RunStats, run_items

@@ -12,13 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
-from misi_tasks.spec.answers import Command, Move, Roll, format_commands
-from misi_tasks.spec.items import Item
+from misi_tasks.definitions.answers import Command, Move, Roll, format_commands
+from misi_tasks.definitions.items import OPTIONS_MARK, Item
 from misi_tasks.tasks.commands import sequence_motion
 from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
-from misi_tasks.spec.items import OPTIONS_MARK
 from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
-from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
+from misi_tasks.tasks.base import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
 __all__ = ["PairChoiceTask", "TranslationRotationTask", "RotationRotationTask"]
@@ -29,7 +28,7 @@ _MAX_REDRAWS = 12
 class PairChoiceTask(TaskGenerator):
     """Shared machinery: a true pair (f1, f2), three decoys by scheme, option images checked by SSIM.
 
-    Value ranges and the SSIM limit are the task's spec (:mod:`misi_tasks.spec.choice`)."""
+    Value ranges and the SSIM limit are the task's spec (:mod:`misi_tasks.definitions.choice`)."""
 
     @property
     def margin_A(self) -> float:

@@ -1,5 +1,5 @@
-"""The motions of the answer commands: a :class:`~misi_tasks.spec.answers.Move` or
-:class:`~misi_tasks.spec.answers.Roll` (pure values of the answer vocabulary) applied as SE(3).
+"""The motions of the answer commands: a :class:`~misi_tasks.definitions.answers.Move` or
+:class:`~misi_tasks.definitions.answers.Roll` (pure values of the answer vocabulary) applied as SE(3).
 
 A command acts in camera axes (X right, Y up, Z toward the viewer).  A roll turns about a centre
 given in camera-frame coordinates (the complex's centroid, or the ligand's for docking).
@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from misi_geom import SE3
-from misi_tasks.spec.answers import Command, Move, Roll, format_commands
+from misi_tasks.definitions.answers import Command, Move, Roll, format_commands
 
 __all__ = ["Command", "Move", "Roll", "command_motion", "format_commands", "sequence_motion"]
 

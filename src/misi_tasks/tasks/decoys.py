@@ -23,8 +23,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from misi_tasks.spec.answers import Command, Move
-from misi_tasks.spec.choice import SSIM_MAX, TranslationRotationSpec
+from misi_tasks.definitions.answers import Command, Move
+from misi_tasks.definitions.choice import SSIM_MAX, TranslationRotationSpec
 from misi_tasks.tasks import _ssim_kernels as _kernels
 
 __all__ = [

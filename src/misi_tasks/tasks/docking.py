@@ -23,12 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import THREE_VIEWS, Complex
-from misi_tasks.spec.answers import Docking, Move, Roll
-from misi_tasks.spec.docking import EQUIVALENT_RMSD_A
-from misi_tasks.spec.items import Item
+from misi_tasks.definitions.answers import Docking, Move, Roll
+from misi_tasks.definitions.docking import EQUIVALENT_RMSD_A
+from misi_tasks.definitions.items import Item
 from misi_tasks.tasks.commands import command_motion
 from misi_tasks.tasks.prompts import conventions, image_list
-from misi_tasks.tasks.registry import GenContext, TaskGenerator
+from misi_tasks.tasks.base import GenContext, TaskGenerator
 from misi_tasks.tasks.scene import Scene
 
 __all__ = ["DockingTask", "displacement", "equivalent_answers", "EQUIVALENT_RMSD_A"]
@@ -85,7 +85,7 @@ def equivalent_answers(
 
 
 class DockingTask(TaskGenerator):
-    """T7 (:class:`misi_tasks.spec.docking.DockingSpec`): ``count`` items per complex, distinct
+    """T7 (:class:`misi_tasks.definitions.docking.DockingSpec`): ``count`` items per complex, distinct
     (axis, angle, side)."""
 
     name = "docking"

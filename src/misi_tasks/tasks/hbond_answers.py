@@ -3,7 +3,7 @@
 The geometry layer (:mod:`misi_geom.hbonds`) returns bonds and ordered (pocket atom, ligand atom)
 pairs; the task answers are written here.  :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and
 :func:`format_t4` (``ARG NH2, O1B; ...``) list each pair once in :func:`misi_geom.hbond_pairs`
-order, written by the answer vocabulary (:mod:`misi_tasks.spec.answers`).  A blank chain id is
+order, written by the answer vocabulary (:mod:`misi_tasks.definitions.answers`).  A blank chain id is
 written ``?`` (ChimeraX's ``/?``).
 
 >>> import numpy as np
@@ -23,13 +23,13 @@ from __future__ import annotations
 from typing import Sequence
 
 from misi_geom import Complex, HBond, hbond_pairs
-from misi_tasks.spec.answers import BondList, bond_t4, bond_t9
+from misi_tasks.definitions.answers import BondList, bond_t4, bond_t9
 
 __all__ = ["format_t4", "format_t9", "t4_bonds", "t9_bonds"]
 
 
 def t9_bonds(bonds: Sequence[HBond], c: Complex) -> BondList:
-    """T9 answer: every pocket–ligand bond as :func:`~misi_tasks.spec.answers.bond_t9` text."""
+    """T9 answer: every pocket–ligand bond as :func:`~misi_tasks.definitions.answers.bond_t9` text."""
     return BondList(tuple(bond_t9(str(c.res_name[i]), f"{c.res_id[i]}{c.ins_code[i]}", str(c.atom_name[i]),
                                   str(c.chain_id[i]), str(c.atom_name[j]))
                           for i, j in hbond_pairs(bonds, c)), with_yes=False)

@@ -21,11 +21,11 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import SIX_VIEWS, hbond_pairs
-from misi_tasks.spec.answers import Move, format_commands, residue_label
+from misi_tasks.definitions.answers import Move, format_commands, residue_label
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
-from misi_tasks.spec.items import OPTIONS_MARK
+from misi_tasks.definitions.items import OPTIONS_MARK
 from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residue_labels_text
-from misi_tasks.tasks.registry import TaskGenerator, TaskSkipped
+from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
 __all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys", "HARD_NEGATIVE_CUTOFF"]
@@ -50,7 +50,7 @@ def _pairs_metadata(c, pairs) -> list[dict]:
 
 
 class ResidueLigandTask(TaskGenerator):
-    """T4 (:class:`misi_tasks.spec.hbonds.ResidueLigandSpec`): one residue drawn with the ligand."""
+    """T4 (:class:`misi_tasks.definitions.hbonds.ResidueLigandSpec`): one residue drawn with the ligand."""
 
     name = "residue-ligand"
 

@@ -19,11 +19,11 @@ import numpy as np
 
 from misi_geom import THREE_VIEWS, CameraFrame
 from misi_render import RenderOptions
-from misi_tasks.spec.answers import Command, Move, Roll
-from misi_tasks.spec.items import Item
+from misi_tasks.definitions.answers import Command, Move, Roll
+from misi_tasks.definitions.items import Item
 from misi_tasks.tasks.commands import command_motion
 from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
-from misi_tasks.tasks.registry import GenContext, TaskGenerator, TaskSkipped
+from misi_tasks.tasks.base import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
 __all__ = ["SingleMotionTask", "TranslationTask", "RotationTask", "ZoomingTask", "zoom_frame", "zoom_separation_px"]
@@ -76,7 +76,7 @@ class SingleMotionTask(TaskGenerator):
 
 
 class TranslationTask(SingleMotionTask):
-    """T1 (:class:`misi_tasks.spec.motion.TranslationSpec`): ``count`` items per axis."""
+    """T1 (:class:`misi_tasks.definitions.motion.TranslationSpec`): ``count`` items per axis."""
 
     name = "translation"
 
@@ -101,7 +101,7 @@ class TranslationTask(SingleMotionTask):
 
 
 class RotationTask(SingleMotionTask):
-    """T2 (:class:`misi_tasks.spec.motion.RotationSpec`): ``count`` items per axis."""
+    """T2 (:class:`misi_tasks.definitions.motion.RotationSpec`): ``count`` items per axis."""
 
     name = "rotation"
 
@@ -144,7 +144,7 @@ def zoom_separation_px(frame: CameraFrame, options: RenderOptions, cam_points: n
 
 
 class ZoomingTask(SingleMotionTask):
-    """T3 (:class:`misi_tasks.spec.motion.ZoomingSpec`): the prompt states D (0.1 Å).
+    """T3 (:class:`misi_tasks.definitions.motion.ZoomingSpec`): the prompt states D (0.1 Å).
 
     A zoom is not asked when it would bring the centre within ``min_gap`` Å of the camera, leave
     fewer than ``min_atoms_in_frame`` heavy atoms inside the after image, or look the same as a

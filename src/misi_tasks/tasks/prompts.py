@@ -2,8 +2,8 @@
 
 Every prompt states the PDB id, what each image shows, the colour, label and axis conventions
 (built here), then the task's question and answer format with examples, rendered by the task's
-spec (:meth:`misi_tasks.spec.taskspec.TaskSpec.ask`,
-:meth:`~misi_tasks.spec.taskspec.TaskSpec.answer_sentence`) from the same numbers the generator
+spec (:meth:`misi_tasks.definitions.taskspec.TaskSpec.ask`,
+:meth:`~misi_tasks.definitions.taskspec.TaskSpec.answer_sentence`) from the same numbers the generator
 samples from, and asks for the answer alone.  Each generator's ``prompt`` method puts them together.
 """
 

@@ -23,7 +23,7 @@ import numpy as np
 from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
 from misi_render import RenderedView, RenderOptions, encode_png, moved_front_frame, render_views
 from misi_render.labels import pocket_has_chains, with_unique_ligand_labels
-from misi_tasks.spec.answers import residue_label
+from misi_tasks.definitions.answers import residue_label
 
 __all__ = ["Scene"]
 

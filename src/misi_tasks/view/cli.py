@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-view``; return the exit status (0 ok, 2 bad input)."""
-    from misi_tasks.spec.dataset import DatasetError
+    from misi_tasks.dataset import DatasetError
     from misi_tasks.eval.prediction_formats import PredictionsError
     from misi_tasks.view.site import build_site
 

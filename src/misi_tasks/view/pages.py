@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from misi_tasks.spec.names import TASK_CODES
-from misi_tasks.spec.registry import DEFAULT_SPECS
+from misi_tasks.definitions.registry import DEFAULT_SPECS, TASK_CODES
 
 __all__ = [
     "ItemView",

@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 
 __all__ = ["POOL_FACTOR", "choose_items", "iter_images", "read_images", "row_groups"]
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from misi_tasks.spec.dataset import DatasetError, read_items
+from misi_tasks.dataset import DatasetError, read_items
 from misi_tasks.eval.prediction_formats import load_predictions
-from misi_tasks.spec.names import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES
 from misi_tasks.eval.report import summarize
 from misi_tasks.eval.score import score_item
 from misi_tasks._atomic import atomic_write_bytes

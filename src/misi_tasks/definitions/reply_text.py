@@ -9,7 +9,7 @@ several optional white-space runs in a row, and keeps parsing linear in the repl
 "letter alone on a line" pattern looks within one line, so that no line start rescans the
 (punctuation-only) lines after it.
 
-The answer value types of :mod:`misi_tasks.spec.answers` parse with these patterns.
+The answer value types of :mod:`misi_tasks.definitions.answers` parse with these patterns.
 """
 
 from __future__ import annotations

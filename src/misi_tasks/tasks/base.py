@@ -1,7 +1,9 @@
-"""The task registry: every generator class registers itself under its task name.
+"""The generator base: :class:`TaskGenerator`, what it may know (:class:`GenContext`), and the
+generator of each registered task (every subclass registers itself under its task's name).
 
->>> import misi_tasks.tasks  # (any import from the package registers the nine tasks)
->>> sorted(REGISTRY) == sorted(TASK_NAMES)
+>>> import misi_tasks.tasks  # (any import from the package registers the nine generators)
+>>> from misi_tasks.definitions.registry import task_names
+>>> sorted(GENERATORS) == sorted(task_names())
 True
 >>> get_task("docking").name
 'docking'
@@ -14,18 +16,17 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from misi_tasks.spec.items import Item
-from misi_tasks.spec.names import TASK_NAMES, resolve_task
 from misi_render import RenderOptions
-from misi_tasks.spec.registry import SPECS, task_spec
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.registry import SPECS, resolve_task, task_spec
+from misi_tasks.definitions.taskspec import TaskSpec
 from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import rng_for
 
-__all__ = ["REGISTRY", "TaskGenerator", "GenContext", "get_task", "TaskSkipped"]
+__all__ = ["GENERATORS", "TaskGenerator", "GenContext", "get_task", "TaskSkipped"]
 
-#: task name -> generator class
-REGISTRY: dict[str, type["TaskGenerator"]] = {}
+#: task name -> its generator class
+GENERATORS: dict[str, type["TaskGenerator"]] = {}
 
 
 class TaskSkipped(Exception):
@@ -53,7 +54,7 @@ class TaskGenerator:
 
     A subclass declares ``name`` (a registry name) and implements :meth:`make_items`.  Everything
     else about its task (parameters and their defaults, counts, prompt, answer form) is the task's
-    spec (:mod:`misi_tasks.spec.taskspec`): ``TaskGenerator(**params)`` builds that spec with
+    spec (:mod:`misi_tasks.definitions.taskspec`): ``TaskGenerator(**params)`` builds that spec with
     ``params`` overriding its defaults, and the generator samples from ``self.spec``.
     """
 
@@ -62,9 +63,9 @@ class TaskGenerator:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.name:
-            if cls.name not in TASK_NAMES:
+            if cls.name not in SPECS:
                 raise ValueError(f"{cls.__name__}: {cls.name!r} is not a task name")
-            REGISTRY[cls.name] = cls
+            GENERATORS[cls.name] = cls
 
     def __init__(self, **params: Any) -> None:
         self.spec: TaskSpec = task_spec(self.name, params)
@@ -112,6 +113,6 @@ class TaskGenerator:
 def get_task(name: str) -> type[TaskGenerator]:
     """The generator class of a task name or code; the error lists the valid names."""
     key = resolve_task(name)
-    if key not in REGISTRY:
-        raise ValueError(f"task {key!r} has no generator; available: {', '.join(sorted(REGISTRY))}")
-    return REGISTRY[key]
+    if key not in GENERATORS:
+        raise ValueError(f"task {key!r} has no generator; available: {', '.join(sorted(GENERATORS))}")
+    return GENERATORS[key]

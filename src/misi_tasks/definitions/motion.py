@@ -16,9 +16,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from misi_tasks.spec.answers import Move, ParsedAnswer, Roll
-from misi_tasks.spec.metrics import move_score, roll_score
-from misi_tasks.spec.taskspec import TaskSpec, or_list
+from misi_tasks.definitions.answers import Move, ParsedAnswer, Roll
+from misi_tasks.definitions.metrics import move_score, roll_score
+from misi_tasks.definitions.taskspec import TaskSpec, or_list
 
 __all__ = ["TranslationSpec", "RotationSpec", "ZoomingSpec", "check_angle_range", "example_angle", "rotation_angles"]
 

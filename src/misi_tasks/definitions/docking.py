@@ -10,10 +10,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from misi_tasks.spec.answers import Docking, Move, ParsedAnswer, Roll
-from misi_tasks.spec.metrics import docking_score
-from misi_tasks.spec.motion import check_angle_range, example_angle, rotation_angles
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.answers import Docking, Move, ParsedAnswer, Roll
+from misi_tasks.definitions.metrics import docking_score
+from misi_tasks.definitions.motion import check_angle_range, example_angle, rotation_angles
+from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = ["DockingSpec", "DOCKING_MOVE_RANGE_A", "DOCKING_ROLL_WEIGHT", "EQUIVALENT_RMSD_A", "RANDOM_DOCKING_MOVE_A"]
 

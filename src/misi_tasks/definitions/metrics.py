@@ -1,6 +1,6 @@
 """The per-item metrics of MiSI-Bench (spec section 5), as pure functions of parsed answers.
 
-A task's spec (:mod:`misi_tasks.spec.taskspec`) picks its metric and passes the ranges it
+A task's spec (:mod:`misi_tasks.definitions.taskspec`) picks its metric and passes the ranges it
 declares; a new metric goes here.
 
 Examples
@@ -15,7 +15,7 @@ Examples
 
 from __future__ import annotations
 
-from misi_tasks.spec.answers import BondList, Docking, Move, ParsedAnswer, Roll
+from misi_tasks.definitions.answers import BondList, Docking, Move, ParsedAnswer, Roll
 
 __all__ = [
     "BOND_OVERLIST_FACTOR", "BOND_SUPERSET_SCORE", "bond_score", "docking_score", "exact_score",

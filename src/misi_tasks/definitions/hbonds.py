@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from misi_tasks.spec.answers import BondList, ParsedAnswer, bond_t4, bond_t9
-from misi_tasks.spec.metrics import bond_score
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.answers import BondList, ParsedAnswer, bond_t4, bond_t9
+from misi_tasks.definitions.metrics import bond_score
+from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = ["ResidueLigandSpec", "InteractionLocationSpec", "PocketLigandSpec"]
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from misi_tasks.spec.names import task_code
+from misi_tasks.definitions.registry import task_code
 
 __all__ = ["Item", "OPTIONS_MARK", "LETTERS", "item_id"]
 
@@ -76,7 +76,7 @@ class Item:
         )
 
     def to_row(self) -> dict[str, Any]:
-        """The dataset row (see :mod:`misi_tasks.spec.dataset`)."""
+        """The dataset row (see :mod:`misi_tasks.dataset`)."""
         if self.option_images or OPTIONS_MARK in self.question:
             raise ValueError(f"{self.id}: multiple-choice item written before assign_letter()")
         return {

@@ -1,4 +1,5 @@
-"""What a task is, declared once: the :class:`TaskSpec` base and the registry of the nine specs.
+"""What a task is, declared once: the :class:`TaskSpec` base (subclasses register themselves in
+:mod:`misi_tasks.definitions.registry`).
 
 A spec is a frozen dataclass whose **fields are the task's parameters** (value ranges, sampling
 limits; defaults follow the MiSI-Bench spec) and whose class attributes say the rest: registry
@@ -6,17 +7,17 @@ name, paper code, items per complex per split, the answer type, the metric.  Its
 the task's question and answer format from those same numbers, parse and score a reply, and draw
 the random baseline's reply.  Everything that needs a task's numbers reads its spec: the
 generator (:mod:`misi_tasks.tasks`), the prompt, the decoys, the scorer and the baselines
-(:mod:`misi_tasks.eval`), the dataset checks (:mod:`misi_tasks.spec.dataset`).
+(:mod:`misi_tasks.eval`), the dataset checks (:mod:`misi_tasks.dataset`).
 
 ``misi-gen --task-params '{"translation": {"max_distance": 7}}'`` yields a new spec
 (:meth:`TaskSpec.from_params`); its :meth:`~TaskSpec.overrides` travel with every item (metadata
 ``task_params``, written only when a run overrides something), and the scorer rebuilds the spec
-from them (:func:`misi_tasks.spec.registry.spec_of_item`), so prompt, sampler, decoys, scorer and
+from them (:func:`misi_tasks.definitions.registry.spec_of_item`), so prompt, sampler, decoys, scorer and
 baseline cannot disagree.
 
-The per-task declarations live in :mod:`misi_tasks.spec.motion` (T1-T3),
-:mod:`~misi_tasks.spec.choice` (T5, T6), :mod:`~misi_tasks.spec.docking` (T7) and
-:mod:`~misi_tasks.spec.hbonds` (T4, T8, T9).  Pure: no numpy, no numba, no geometry.
+The per-task declarations live in :mod:`misi_tasks.definitions.motion` (T1-T3),
+:mod:`~misi_tasks.definitions.choice` (T5, T6), :mod:`~misi_tasks.definitions.docking` (T7) and
+:mod:`~misi_tasks.definitions.hbonds` (T4, T8, T9).  Pure: no numpy, no numba, no geometry.
 """
 
 from __future__ import annotations
@@ -28,13 +29,11 @@ from dataclasses import MISSING, dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from misi_tasks.spec.answers import Choice, ParsedAnswer
-from misi_tasks.spec.metrics import exact_score
+from misi_tasks.definitions.answers import Choice, ParsedAnswer
+from misi_tasks.definitions.metrics import exact_score
+from misi_tasks.definitions.registry import register
 
-__all__ = ["SPECS", "TaskSpec", "answer_only", "or_list"]
-
-#: task name -> spec class (filled as the declaration modules are imported; see spec.registry)
-SPECS: dict[str, type["TaskSpec"]] = {}
+__all__ = ["TaskSpec", "answer_only", "or_list"]
 
 
 def answer_only(fmt: str, examples: Sequence[str]) -> str:
@@ -69,7 +68,7 @@ class TaskSpec:
 
     Class attributes (declared by each task): ``name`` (registry name), ``code`` (``T1`` ...),
     ``counts`` (items per complex, or per axis where the task says so, per split), ``answer`` (the
-    value type of :mod:`misi_tasks.spec.answers`), ``answer_kw`` (its form options), ``metric`` (a
+    value type of :mod:`misi_tasks.definitions.answers`), ``answer_kw`` (its form options), ``metric`` (a
     one-line description), ``summary`` (what is asked, in one line).  Dataclass fields: the parameters; ``count`` overrides ``counts`` for
     every split.
     """
@@ -87,7 +86,7 @@ class TaskSpec:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.name:
-            SPECS[cls.name] = cls
+            register(cls)
 
     def __post_init__(self) -> None:
         if self.count is not None and (isinstance(self.count, bool) or not isinstance(self.count, int)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from misi_tasks.spec.motion import check_angle_range, rotation_angles
-from misi_tasks.spec.taskspec import TaskSpec
+from misi_tasks.definitions.motion import check_angle_range, rotation_angles
+from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = ["PairChoiceSpec", "TranslationRotationSpec", "RotationRotationSpec", "SSIM_MAX"]
 

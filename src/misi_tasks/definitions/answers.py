@@ -17,7 +17,7 @@ T5, T6, T8             ``C`` (T8 options: ``move x 7, move y 5``)    :class:`Cho
 =====================  ============================================  =======================
 
 Reading is lenient (case, extra spaces, ``Move X by -3 Å``, ``roll Y 30°``, ``The answer is **C**.``;
-see :mod:`misi_tasks.spec.reply_text`); ``find`` takes the last complete answer of the form in a
+see :mod:`misi_tasks.definitions.reply_text`); ``find`` takes the last complete answer of the form in a
 prepared reply (``pick="first"``: the first), ``parse`` prepares a raw reply first.
 
 Examples
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
-from misi_tasks.spec.reply_text import (
+from misi_tasks.definitions.reply_text import (
     BOND4_RE, BOND9_RE, DOCK_RE, LIST9_RE, MC_STRONG_RE, MC_WEAK_RE, MOVE_RE, NO_RE, ROLL_RE, YES4_RE,
     normalize_bond, pick_match, prepare_reply, to_number,
 )
