@@ -360,3 +360,27 @@ def test_one_residue_of_a_peptide_is_refused(peptide_entry):
         read_entry_ligand(peptide_entry, "GLY:P", smiles="NCC(=O)O")
     with pytest.raises(MisiInputError, match="no chain 'Q' for the peptide ligand chain:Q"):
         read_entry_ligand(peptide_entry, "chain:Q")
+
+
+def test_a_bond_the_file_declares_counts_beyond_the_radius_rule(data, tmp_path):
+    """The entry's LINK record names the bond; with CYS 58 SG pulled 0.6 Å away from the ligand
+    (beyond covalent radii + 0.45 Å) the bond is still reported, marked as declared."""
+    import gzip
+
+    import numpy as np
+
+    from misi_geom.inputs import FileSource, LigandSelection
+
+    def xyz(ln: str) -> np.ndarray:
+        return np.array([float(ln[30:38]), float(ln[38:46]), float(ln[46:54])])
+
+    text = gzip.open(data / "4cwb_covalent.pdb.gz", "rt").read().splitlines()
+    is_sg = lambda ln: ln.startswith("ATOM") and ln[12:16] == " SG " and ln[22:26] == "  58"  # noqa: E731
+    sg = next(xyz(ln) for ln in text if is_sg(ln))
+    c1 = next(xyz(ln) for ln in text if ln.startswith("HETATM") and ln[12:16] == " C1 ")
+    moved = sg + (sg - c1) / np.linalg.norm(sg - c1) * 0.6
+    out = [ln[:30] + "".join(f"{v:8.3f}" for v in moved) + ln[54:] if is_sg(ln) else ln for ln in text]
+    (tmp_path / "far.pdb").write_text("\n".join(out) + "\n")
+    got = FileSource("far", protein=tmp_path / "far.pdb", selection=LigandSelection.parse("UNL:A"),
+                     smiles="N#Cc1ccccc1").load()
+    assert got.provenance["covalent"] == ["C1 - CYS 58 SG A (2.35 Å, declared in the file)"]

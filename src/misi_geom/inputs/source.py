@@ -35,7 +35,7 @@ import numpy as np
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.bond_orders import assign_from_smiles, mark_template_orders, partial_hydrogens
-from misi_geom.inputs.covalent import covalent_links, relink_bond_orders
+from misi_geom.inputs.covalent import covalent_links, declared_links, relink_bond_orders
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
 from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
@@ -174,6 +174,9 @@ class FileSource:
         warnings += _overlap_warnings(pocket, ligand)
         on_ligand = _overlapping_residues(pocket, ligand)  # e.g. the crystal ligand under a docked pose
         links = [link for link in covalent_links(pocket, ligand) if pocket.res_index[link.pocket_atom] not in on_ligand]
+        if self.selection is not None:
+            links = sorted(links + declared_links(self.protein, entry.keys, pocket, ligand, links),
+                           key=lambda x: (x.ligand_atom, x.pocket_atom))
         covalent = [link.describe(pocket, ligand) for link in links]
         if links:
             ligand, notes = relink_bond_orders(ligand, links)

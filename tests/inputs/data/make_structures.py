@@ -285,8 +285,8 @@ def make_covalent(dev: Path) -> None:
         names.append(f"{sym}{counts[sym]}")
         serial += 1
         lines.append(_pdb_line("HETATM", serial, names[-1], "UNL", "A", 1501, p, sym.upper()))
-    link = (f"LINK         SG  CYS A  58                 {names[0]:<4} UNL A1501     1555   1555  "
-            f"{np.linalg.norm(placed[2] - cys['SG']):5.2f}")
+    link = (f"LINK        {' SG ':4} CYS A{58:>4} {'':15}{' ' + names[0]:<4} UNL A{1501:>4} {'':2}{'1555':>6} "
+            f"{'1555':>6} {np.linalg.norm(placed[2] - cys['SG']):5.2f}")  # PDB v3.3 LINK columns
     _write_gz(HERE / "4cwb_covalent.pdb.gz", "\n".join([link] + lines + ["END"]) + "\n")
 
 
