@@ -55,13 +55,13 @@ STAGES = {
 # where the workers' time goes: (indent, label, "file:function" keys whose cumulative CPU times add up;
 # "self:file:function" for a function's own time, "fsync<function" for its calls of os.fsync)
 WORKER_STAGES = (
-    (0, "1. load every complex", ("generate.py:_check_complex",)),
-    (0, "2. generate the units", ("generate.py:_process_complex",)),
-    (1, "kernel warm-up", ("generate.py:_warm_up_once",)),
+    (0, "1. load every complex", ("worker.py:check_complex",)),
+    (0, "2. generate the units", ("worker.py:process_complex",)),
+    (1, "kernel warm-up", ("worker.py:warm_up_once",)),
     (1, "make the items", ("base.py:generate",)),
     (1, "write the units", ("units.py:write_unit",)),
     (2, "pickle", ("~:<built-in method _pickle.dumps>",)),
-    (0, "3. write the shards", ("generate.py:_write_shard_job", "shards.py:write_shard_job")),
+    (0, "3. write the shards", ("shards.py:write_shard_job",)),
     (1, "read the units", ("units.py:read_unit",)),
     (1, "rows (letters, to_row)", ("items.py:assign_letter", "items.py:to_row")),
     (1, "check the rows", ("schema.py:check_row",)),
@@ -71,7 +71,7 @@ WORKER_STAGES = (
 )
 
 
-_INIT_WORKER = generate_module._init_worker  # before main() wraps it
+_INIT_WORKER = generate_module.init_worker  # before main() wraps it
 
 
 def _worker_setup(prof_dir: str) -> None:
@@ -176,7 +176,7 @@ def main() -> None:
     out = Path(tempfile.mkdtemp(prefix="misi-bench-"))
     prof_dir = Path(tempfile.mkdtemp(prefix="misi-bench-prof-"))
     if args.profile_workers:  # generate_dataset looks its worker initializer up by name
-        generate_module._init_worker = functools.partial(_worker_setup, str(prof_dir))
+        generate_module.init_worker = functools.partial(_worker_setup, str(prof_dir))
     try:
         cfg = GenerateConfig(input_dir=args.input, out_dir=out, split="test", size=args.size,
                              workers=args.workers, limit=args.limit, backend=args.backend,

@@ -1,4 +1,4 @@
-"""Worst-case time of ``parse_answer`` on adversarial replies (issue 11: parsing must be linear).
+"""Worst-case time of ``parse_answer`` on adversarial replies (parsing must be linear).
 
 Builds replies of many shapes (keywords followed by long white space, punctuation-only lines,
 repeated almost-answers, long bond lists, huge words...) at ``--size`` characters, parses each for

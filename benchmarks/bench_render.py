@@ -33,7 +33,7 @@ if __name__ == "__main__":  # the thread count must be fixed before numba is imp
     if "--threads" in sys.argv:
         _threads = sys.argv[sys.argv.index("--threads") + 1]
     os.environ.setdefault("NUMBA_NUM_THREADS", _threads)
-    if int(_threads) > 1:  # the multi-threaded kernel is opt-in (misi_render.render.PARALLEL)
+    if int(_threads) > 1:  # the multi-threaded kernel is opt-in (misi_render.render.parallel_default)
         os.environ.setdefault("MISI_RENDER_PARALLEL", "1")
 
 import resource  # noqa: E402
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     import numba
 
     if not args.json:
-        print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, parallel kernel {_render.PARALLEL}, "
+        print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, parallel kernel {_render.parallel_default()}, "
               f"CPUs {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     scenes = {}
     for s in args.scenes:

@@ -1,4 +1,4 @@
-"""Corrupted complex folders built from the bundled samples (issue 11's fuzz test).
+"""Corrupted complex folders built from the bundled samples (the loader's and misi-gen's fuzz tests).
 
 :func:`corrupt` copies one sample folder and applies one named corruption with a seeded
 ``random.Random``; :data:`KINDS` lists every corruption with what ``load_complex`` must do with it:

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import errno
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Literal
 
@@ -252,13 +252,7 @@ def read_structure(path: str | Path, *, pdb_id: str = "") -> Complex:
         pdb_id=pdb_id,
     )
     bonds = covalent_bonds(c)
-    return Complex(**{**_fields(c), "bonds": bonds, "bond_order": np.ones(len(bonds), np.float32)})
-
-
-def _fields(c: Complex) -> dict:
-    from dataclasses import fields
-
-    return {f.name: getattr(c, f.name) for f in fields(c)}
+    return replace(c, bonds=bonds, bond_order=np.ones(len(bonds), np.float32))
 
 
 # --- ligands (RDKit) ------------------------------------------------------------------------
@@ -310,12 +304,13 @@ def read_ligand(path: str | Path, *, sanitize: bool | None = None, pdb_id: str =
                 break
         if mol is None or mol.GetNumAtoms() == 0:
             raise MisiInputError(path, "RDKit cannot read a molecule from this file")
-        return _ligand_complex(path, mol, pdb_id), mol
+        return ligand_complex(path, mol, pdb_id), mol
     except UnicodeDecodeError:
         raise MisiInputError(path, "an atom or molecule name is not UTF-8 text") from None
 
 
-def _ligand_complex(path: Path, mol, pdb_id: str) -> Complex:
+def ligand_complex(path: Path, mol, pdb_id: str) -> Complex:
+    """The ligand ``Complex`` of an RDKit molecule read from ``path`` (atoms checked, names kept)."""
     if mol.GetNumConformers() == 0:
         raise MisiInputError(path, "ligand has no 3D coordinates")
     coord = np.asarray(mol.GetConformer().GetPositions(), dtype=np.float64)
@@ -398,7 +393,7 @@ def pocket_from_protein(protein: Complex, ligand: Complex, cutoff: float = 10.0)
     pocket = protein[keep]
     # renumber residues 0..R-1 so neighbouring pocket residues alternate colours
     _, res_index = np.unique(pocket.res_index, return_inverse=True)
-    return Complex(**{**_fields(pocket), "res_index": res_index.astype(np.int32)})
+    return replace(pocket, res_index=res_index.astype(np.int32))
 
 
 def _pocket_file(folder: Path, pdb_id: str) -> Path | None:
@@ -470,7 +465,7 @@ def assemble_complex(pocket: Complex, ligand: Complex, *, pdb_id: str, pocket_pa
                          f"(more than {max_ligand_gap:g} Å): wrong files?"
         )
     n_res = int(pocket.res_index.max()) + 1
-    ligand = Complex(**{**_fields(ligand), "res_index": np.full(len(ligand), n_res, np.int32)})
+    ligand = replace(ligand, res_index=np.full(len(ligand), n_res, np.int32))
     return Complex.concatenate([pocket, ligand], pdb_id=pdb_id)
 
 

@@ -37,13 +37,14 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from misi_geom import Complex, residue_starts
+from misi_geom.residues import atom_residue_label
 from misi_render.screen import ScreenCoords
 from misi_render._layout import composite, place_boxes
 
 __all__ = [
     "Label", "font_path", "font_px", "get_font", "label_requests", "place_labels", "draw_labels",
     "LIGAND_LABEL_RULE", "unique_ligand_labels", "with_unique_ligand_labels", "pocket_has_chains",
-    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels",
+    "residue_label", "drop_labels_over", "PlacedLabel", "placed_labels", "FREETYPE_LOCK", "ink_box", "render_patch",
 ]
 
 #: How drawn ligand atoms are labelled (stated in the prompts).
@@ -121,9 +122,8 @@ def pocket_has_chains(c: Complex) -> bool:
 
 def residue_label(c: Complex, i: int, with_chain: bool = False) -> str:
     """Display label of atom ``i``'s residue: ``"ASN 460"``, ``"GLY 184A"``, or with the chain
-    ``"ASP 29 A"`` (a blank chain id is written ``?``)."""
-    text = f"{c.res_name[i]} {c.res_id[i]}{c.ins_code[i]}"
-    return f"{text} {c.chain_id[i] or '?'}" if with_chain else text
+    ``"ASP 29 A"`` (:func:`misi_geom.residues.atom_residue_label`, the text prompts and answers use too)."""
+    return atom_residue_label(c, i, with_chain)
 
 RESIDUE_FILL = (255, 255, 255)
 LIGAND_FILL = (255, 236, 140)
@@ -164,7 +164,7 @@ def placed_labels(labels: list[Label], corners: np.ndarray) -> tuple[PlacedLabel
     """The drawn boxes of ``labels`` placed at ``corners`` (as :func:`draw_labels` rounds them)."""
     out = []
     for lab, (x, y) in zip(labels, np.round(np.asarray(corners, dtype=np.float64))):
-        b = _ink_box(lab.text, lab.font_px)
+        b = ink_box(lab.text, lab.font_px)
         out.append(PlacedLabel(lab.text, lab.key, (float(x), float(y), float(x + max(1, b[2] - b[0])), float(y + max(1, b[3] - b[1])))))
     return tuple(out)
 
@@ -192,12 +192,13 @@ def _stroke(px: int) -> int:
 
 
 #: FreeType faces are not safe to use from two threads at once; every use of a font holds this.
-_FREETYPE_LOCK = threading.RLock()
+FREETYPE_LOCK = threading.RLock()
 
 
 @lru_cache(maxsize=8192)
-def _ink_box(text: str, px: int) -> tuple[int, int, int, int]:
-    with _FREETYPE_LOCK:
+def ink_box(text: str, px: int) -> tuple[int, int, int, int]:
+    """The ink bounding box (left, top, right, bottom) of ``text`` at ``px`` with its outline."""
+    with FREETYPE_LOCK:
         return get_font(px).getbbox(text, stroke_width=_stroke(px))
 
 
@@ -256,7 +257,7 @@ def drop_labels_over(
     """
     if len(labels) == 0 or len(centers) == 0:
         return labels, corners
-    boxes = np.array([_ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
+    boxes = np.array([ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
     xy = np.round(np.asarray(corners, dtype=np.float64))  # where draw_labels puts them
     x0, y0 = xy[:, 0], xy[:, 1]
     x1, y1 = x0 + np.maximum(1, boxes[:, 2] - boxes[:, 0]), y0 + np.maximum(1, boxes[:, 3] - boxes[:, 1])
@@ -307,7 +308,7 @@ def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = 
     if not labels:
         return corners
     obs = np.zeros((0, 2)) if obstacles is None else np.asarray(obstacles, dtype=np.float64).reshape(-1, 2)
-    boxes = np.array([_ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
+    boxes = np.array([ink_box(lab.text, lab.font_px) for lab in labels], dtype=np.float64)
     w = np.ascontiguousarray(boxes[:, 2] - boxes[:, 0])
     h = np.ascontiguousarray(boxes[:, 3] - boxes[:, 1])
     anchors = np.array([lab.anchor for lab in labels], dtype=np.float64)
@@ -322,12 +323,13 @@ def place_labels(labels: list[Label], size: int, obstacles: np.ndarray | None = 
 @lru_cache(maxsize=8192)
 def _text_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Pre-rendered label: ``keep`` (h*w,) float32 = 1 - ink alpha, ``paint`` (h*w, 3) float32."""
-    with _FREETYPE_LOCK:
-        return _render_patch(text, px, fill)
+    with FREETYPE_LOCK:
+        return render_patch(text, px, fill)
 
 
-def _render_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    b = _ink_box(text, px)
+def render_patch(text: str, px: int, fill: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A label's pixels (``keep`` mask, ``paint`` colours) over its ink box, drawn once per text."""
+    b = ink_box(text, px)
     size = (max(1, b[2] - b[0]), max(1, b[3] - b[1]))
     font, sw = get_font(px), _stroke(px)
     outline = Image.new("L", size, 0)
@@ -351,7 +353,7 @@ def draw_labels(image: np.ndarray, labels: list[Label], corners: np.ndarray) -> 
     if not labels:
         return out
     patches = [_text_patch(lab.text, lab.font_px, lab.fill) for lab in labels]
-    boxes = [_ink_box(lab.text, lab.font_px) for lab in labels]
+    boxes = [ink_box(lab.text, lab.font_px) for lab in labels]
     ws = np.array([max(1, b[2] - b[0]) for b in boxes], dtype=np.int64)
     hs = np.array([max(1, b[3] - b[1]) for b in boxes], dtype=np.int64)
     starts = np.zeros(len(labels) + 1, dtype=np.int64)

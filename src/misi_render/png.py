@@ -1,19 +1,9 @@
 """PNG encoding and atomic saving.
 
 PNG output is on the hot path (one file per rendered view), so misi writes PNGs itself: the "Up"
-filter on every row (computed with numpy), one deflate stream, three chunks.  Measured on the 30
-1024 px views of the five sample complexes (mostly black background), one process, best of 7:
-
-==============================================  =========  =========
-encoder                                          ms/image   kB/image
-==============================================  =========  =========
-Pillow ``compress_level=6`` (its default)        78         359
-Pillow ``compress_level=1``, optimize off        42         384
-Up filter + zlib level 1 (standard library)      16         340
-Up filter + ISA-L level 2 (``isal``, dropped)    2.0        344
-Up filter + zlib-ng level 1 (``zlib-ng``)        3.3        412
-Up filter + zlib-ng level 2                      5.6        333
-==============================================  =========  =========
+filter on every row (computed with numpy), one deflate stream, three chunks.  Up + zlib-ng level 1
+is ~5x faster than the standard library's zlib and ~13x faster than Pillow at level 1 (the
+encoders measured: ``docs/performance.md``, "PNG encoders").
 
 Pillow filters every row adaptively, which costs as much as the compression.  The choice: the Up
 filter, then zlib-ng (the ``zlib-ng`` package, a required dependency) at :data:`PNG_COMPRESS_LEVEL`.

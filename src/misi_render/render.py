@@ -33,14 +33,20 @@ from misi_render._raster import rasterize, rasterize_parallel
 from misi_render.palette import atom_colors, atom_radii, stick_radii
 from misi_render.png import encode_png
 
-__all__ = ["RenderedView", "Style", "render_views", "moved_front_frame", "warm_up", "draw_scene", "lighting", "TILE", "PARALLEL"]
+__all__ = ["RenderedView", "Style", "render_views", "moved_front_frame", "warm_up", "draw_scene", "lighting", "TILE", "parallel_default"]
 
 #: Tile edge in pixels for the rasterizer.
 TILE = 64
-#: Use the multi-threaded kernel (``MISI_RENDER_PARALLEL=1``).  Off by default: dataset generation
-#: parallelises over processes, and the single-threaded kernel needs no threading layer (safe with
-#: ``fork`` and concurrent Python threads).  Both give byte-identical images.
-PARALLEL = os.environ.get("MISI_RENDER_PARALLEL", "0") == "1"
+
+
+def parallel_default() -> bool:
+    """Whether a draw that does not say uses the multi-threaded kernel: ``MISI_RENDER_PARALLEL=1``,
+    read when asked (not at import, so a process's setting is what its environment says now).  Off
+    by default: dataset generation parallelises over processes, and the single-threaded kernel
+    needs no threading layer (safe with ``fork`` and concurrent Python threads).  Both give
+    byte-identical images."""
+    return os.environ.get("MISI_RENDER_PARALLEL", "0") == "1"
+
 #: Lighting: ambient, diffuse and specular weights, Blinn-Phong exponent, light direction
 #: (screen axes: x right, y down, z toward the viewer) and depth-cue strength.
 AMBIENT, DIFFUSE, SPECULAR, SHININESS = 0.32, 0.72, 0.30, 40
@@ -157,7 +163,7 @@ def draw_scene(
     """Rasterize one projected scene; returns ``(image uint8 (size, size, 3), visible bool (N,))``.
 
     ``screen`` is ``options.project(frame, ...)``; ``frame`` and ``options`` also fix the depth-cue
-    range.  ``parallel`` picks the multi-threaded kernel (default :data:`PARALLEL`); the pixels are
+    range.  ``parallel`` picks the multi-threaded kernel (default :func:`parallel_default`); the pixels are
     the same.
     """
     size = options.size
@@ -177,7 +183,7 @@ def draw_scene(
     z_near, z_far = frame.radius * k_ref, -frame.radius * k_ref
     image = np.zeros((size, size, 3), dtype=np.uint8)
     visible = np.zeros(len(cx), dtype=np.bool_)
-    kernel = rasterize_parallel if (PARALLEL if parallel is None else parallel) else rasterize
+    kernel = rasterize_parallel if (parallel_default() if parallel is None else parallel) else rasterize
     kernel(size, TILE, cx, cy, cz, rad, scene.rgb, bond_a, bond_b, bond_r,
               lighting(), float(z_near), float(z_far), DEPTH_CUE, image, visible)  # fmt: skip
     return image, visible & drawn
@@ -342,7 +348,7 @@ def warm_up() -> None:
         bonds=[(0, 1), (1, 2)], is_ligand=[False, False, True], res_index=[0, 0, 1],
     )  # fmt: skip
     options = RenderOptions(size=32)
-    for parallel in (False, True) if PARALLEL else (False,):
+    for parallel in (False, True) if parallel_default() else (False,):
         render_views(c, ("front",), options=options)
         scene = _prepare(c, "ball-and-stick")
         frame = fit_frame(c.coord)

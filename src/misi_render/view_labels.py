@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 
 import numpy as np
 
 from misi_geom import Complex, residue_starts
 from misi_render._layout import composite_rows, place_boxes, residue_anchors
 from misi_render.labels import (
-    _FREETYPE_LOCK, ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, _ink_box, _render_patch, font_px, residue_label,
+    FREETYPE_LOCK, ATOM_FILL, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, ink_box, render_patch, font_px, residue_label,
 )  # fmt: skip
 from misi_render.screen import ScreenCoords
 
@@ -33,8 +34,8 @@ class _Atlas:
     """Every text patch drawn so far, in one pair of flat arrays (grown by doubling).
 
     ``index`` maps (text, font px, fill) to (offset, width, height, ink width, ink height); the
-    patch's pixels are ``keep[offset:offset + w*h]`` and ``paint[...]`` as :func:`_render_patch`
-    makes them.  Lookups and growth hold :data:`_FREETYPE_LOCK`; a reader takes the arrays after
+    patch's pixels are ``keep[offset:offset + w*h]`` and ``paint[...]`` as :func:`render_patch`
+    makes them.  Lookups and growth hold :data:`FREETYPE_LOCK`; a reader takes the arrays after
     its lookups, and growth copies into new arrays, so the snapshot it holds stays valid.  Past
     :data:`_Atlas.MAX_PIXELS` the atlas starts again empty (bounded memory in long runs).
     """
@@ -57,8 +58,8 @@ class _Atlas:
 
     def _add(self, key: tuple[str, int, tuple[int, int, int]]) -> tuple[int, int, int, int, int]:
         text, px, fill = key
-        b = _ink_box(text, px)
-        keep, paint = _render_patch(text, px, fill)
+        b = ink_box(text, px)
+        keep, paint = render_patch(text, px, fill)
         n = keep.shape[0]
         w, h = max(1, b[2] - b[0]), max(1, b[3] - b[1])
         if self.used + n > self.keep.shape[0]:  # grow by doubling, to little more than MAX_PIXELS
@@ -76,7 +77,7 @@ class _Atlas:
 
     def lookup(self, keys: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(entries (L, 5) int64, keep, paint) for ``keys``, adding the patches not drawn yet."""
-        with _FREETYPE_LOCK:
+        with FREETYPE_LOCK:
             if self.used > self.MAX_PIXELS and any(k not in self.index for k in keys):
                 self.reset()
             get = self.index.get
@@ -86,7 +87,7 @@ class _Atlas:
     def lookup_cached(self, cache: _LabelCache, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`lookup` of the labels ``labels`` (flat indices into ``cache``), via the entries
         ``cache`` kept from earlier views: only labels not drawn before build their key."""
-        with _FREETYPE_LOCK:
+        with FREETYPE_LOCK:
             if cache.generation != self.generation:
                 cache.entries.fill(-1)
                 cache.generation = self.generation
@@ -122,7 +123,8 @@ class _LabelCache:
     def __init__(self, c: Complex, chain: bool, size: int) -> None:
         n = len(c)
         starts = residue_starts(c)
-        self.complex, self.chain, self.n, self.nres = c, chain, n, len(starts)
+        self._complex = weakref.ref(c)  # the cache lives as long as its complex, not longer
+        self.chain, self.n, self.nres = chain, n, len(starts)
         self.atom_res = np.ascontiguousarray(np.searchsorted(starts, np.arange(n), side="right") - 1, dtype=np.int64)
         self.pocket = ~c.is_ligand
         self.text: list[str | None] = [None] * (3 * n)
@@ -136,13 +138,16 @@ class _LabelCache:
         kind, i = divmod(j, self.n)
         text = self.text[j]
         if text is None:
-            c = self.complex
+            c = self._complex()
+            assert c is not None, "a label cache outlived its complex"
             text = self.text[j] = residue_label(c, i, self.chain) if kind == 2 else str(c.atom_name[i])
         return (text, *self.styles[kind])
 
 
-#: Label caches of the complexes drawn lately: {(id(c), chain, size): cache}.  The cache holds the
-#: complex, so its id is not reused while its entry lives; a few complexes are kept.
+#: The label caches of the complexes alive: {(id(c), chain, size): cache}.  An entry is removed
+#: when its complex is garbage-collected (``weakref.finalize``), before its id can be reused, so a
+#: cache is found by the complex it belongs to and lives exactly as long (a ``Complex`` holds
+#: arrays, so it cannot be a dictionary key itself).
 _LABEL_CACHES: dict[tuple[int, bool, int], _LabelCache] = {}
 _LABEL_CACHES_LOCK = threading.Lock()
 
@@ -151,12 +156,11 @@ def _label_cache(c: Complex, chain: bool, size: int) -> _LabelCache:
     key = (id(c), chain, size)
     with _LABEL_CACHES_LOCK:
         hit = _LABEL_CACHES.get(key)
-        if hit is not None and hit.complex is c:
+        if hit is not None:
             return hit
-        if len(_LABEL_CACHES) >= 16:
-            _LABEL_CACHES.pop(next(iter(_LABEL_CACHES)), None)
         cache = _LABEL_CACHES[key] = _LabelCache(c, chain, size)
-        return cache
+    weakref.finalize(c, _LABEL_CACHES.pop, key, None)
+    return cache
 
 
 class DrawnLabels:

@@ -24,13 +24,13 @@ import json, os, sys, time
 from pathlib import Path
 import numba
 from misi_render import _layout, _raster
-from misi_tasks.engine import generate
+from misi_tasks.engine import worker
 from misi_tasks.tasks import _ssim_kernels
 go = Path(sys.argv[1])
 while not go.exists():
     time.sleep(0.01)
 block = sys.argv[2] == "block"
-warm = generate._warm_up_once(block=block)
+warm = worker.warm_up_once(block=block)
 disp = [f for m in (_raster, _layout, _ssim_kernels) for f in vars(m).values()
         if isinstance(f, numba.core.registry.CPUDispatcher)]
 ssim = [f for f in vars(_ssim_kernels).values() if isinstance(f, numba.core.registry.CPUDispatcher)]

@@ -1,4 +1,4 @@
-"""Seeded fuzz test of the loader (issue 11): hundreds of corrupted folders of every kind, built
+"""Seeded fuzz test of the loader: hundreds of corrupted folders of every kind, built
 from the bundled samples at test time.  ``load_complex`` may only return a sane complex or raise
 :class:`MisiInputError` with a one-line, printable message; absurd geometry never loads."""
 

@@ -93,11 +93,11 @@ def test_placement_keeps_labels_inside_and_apart():
     labels.append(Label("EDGE 1", (255.0, 0.0), 4.0, 12, (255, 255, 255)))
     corners = place_labels(labels, size)
     img = draw_labels(np.zeros((size, size, 3), np.uint8), labels, corners)
-    from misi_render.labels import _ink_box
+    from misi_render.labels import ink_box
 
     boxes = []
     for lab, (x, y) in zip(labels, corners):
-        b = _ink_box(lab.text, lab.font_px)
+        b = ink_box(lab.text, lab.font_px)
         w, h = b[2] - b[0], b[3] - b[1]
         assert 0 <= x and x + w <= size and 0 <= y and y + h <= size
         boxes.append((x, y, x + w, y + h))

@@ -121,7 +121,7 @@ def test_translation_moves_the_image_by_d_times_scale(sample, dx, dy):
 @settings(max_examples=8, deadline=None)
 @given(axis=st.sampled_from("xyz"), angle=st.integers(-6, 6), dx=st.integers(-8, 8), mask_ligand=st.booleans())
 def test_motion_is_in_the_front_frame_and_every_view_turns_the_moved_object(sample, axis, angle, dx, mask_ligand):
-    """Issue 10: a motion moves the 3-D object once (front camera frame); each view then turns it."""
+    """A motion moves the 3-D object once (front camera frame); each view then turns it."""
     cam = CameraFrame(center=sample.coord.mean(axis=0), radius=40.0)
     motion = SE3.rotation(axis, 15 * angle, center=[1.0, -2.0, 0.5]).then(SE3.translation([dx, 0.0, 0.0]))
     mask = sample.is_ligand if mask_ligand else None

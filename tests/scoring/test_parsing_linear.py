@@ -1,4 +1,4 @@
-"""Parsing stays linear in the reply length and shortening white space changes no answer (issue 11)."""
+"""Parsing stays linear in the reply length and shortening white space changes no answer."""
 
 from __future__ import annotations
 

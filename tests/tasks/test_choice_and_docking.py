@@ -51,7 +51,7 @@ def test_decoy_images_differ_visibly(mc_items):
 
 
 def test_no_option_looks_like_image_4_or_another_option(mc_items):
-    """Issue 10: a T6 decoy that cancels to the identity drew image 4 again; options must all differ."""
+    """A T6 decoy that cancels to the identity drew image 4 again; options must all differ."""
     for task in ("rotation-rotation", "translation-rotation"):
         for item in mc_items[task]:
             opts = [rv.image for rv in item.renders["options"]]

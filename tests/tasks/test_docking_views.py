@@ -1,4 +1,4 @@
-"""T7: every image of the displaced ligand is a view of the one displaced 3-D ligand (issue 10, section 1).
+"""T7: every image of the displaced ligand is a view of the one displaced 3-D ligand.
 
 The ligand is displaced once in the front camera frame; its left image must equal that displaced
 ligand turned +90° about Y (top: +90° about X), on projected coordinates and on pixels.  Also: the

@@ -1,4 +1,4 @@
-"""Done-when test of issue 10: every image of every item shows the state its prompt describes.
+"""Every image of every item shows the state its prompt describes.
 
 All nine tasks are generated on the five bundled samples.  For each image, the state the prompt
 and the answer describe is rebuilt here from the loaded coordinates with plain SE(3) algebra (not

@@ -1,4 +1,4 @@
-"""A batch of corrupted complexes of every kind beside good ones (issue 11): the run never aborts,
+"""A batch of corrupted complexes of every kind beside good ones: the run never aborts,
 every bad complex is reported, and no item comes from a complex with absurd geometry."""
 
 from __future__ import annotations

@@ -11,7 +11,10 @@ from misi_geom import find_hbonds, hbond_pairs
 from misi_tasks.tasks.hbond_answers import format_t9
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.tasks.base import TaskSkipped
-from misi_tasks.tasks.hbonds import HARD_NEGATIVE_CUTOFF, ResidueLigandTask, t8_decoys
+from misi_tasks.definitions.hbonds import ResidueLigandSpec
+from misi_tasks.tasks.hbonds import ResidueLigandTask, t8_decoys
+
+HARD_NEGATIVE_CUTOFF = ResidueLigandSpec().hard_negative_cutoff_A
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +55,7 @@ def test_t4_positive_and_negative(items, scenes):
 
 
 def test_t4_negatives_are_hard_by_default_and_say_so(items, scenes):
-    """Issue 10 section 6: default negatives touch the ligand (<= 4.5 Å) with no H-bond; metadata says so."""
+    """Default negatives touch the ligand (<= 4.5 Å) with no H-bond; metadata says so."""
     for pdb, got in items.items():
         c = scenes[pdb].complex
         lig = c.coord[c.is_ligand & ~c.is_hydrogen]

@@ -1,4 +1,4 @@
-"""Labels the answers rely on (issue 10, section 4): chains, unique ligand labels, key atoms never hidden."""
+"""Labels the answers rely on : chains, unique ligand labels, key atoms never hidden."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""misi-gen never loses, mixes or overwrites (issues 11 and 13): output-folder rules, kill -9 and
+"""misi-gen never loses, mixes or overwrites: output-folder rules, kill -9 and
 Ctrl-C then rerun, failures, T5 partners from complexes that loaded."""
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def test_tiny_says_when_fewer_than_50_items_exist(inputs, tmp_path, capsys):
 def test_a_folder_of_the_old_layout_is_adopted(inputs, reference, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(reference, out)
-    (out / ".misi-gen").mkdir()  # before issue 13 the work folder sat inside OUT
+    (out / ".misi-gen").mkdir()  # earlier versions kept the work folder inside OUT
     shutil.copy(work_dir_for(reference) / "state.json", out / ".misi-gen" / "state.json")
     generate_dataset(_config(inputs, out), progress=False)
     assert not (out / ".misi-gen").exists() and _digest(out) == _digest(reference)

@@ -124,6 +124,22 @@ def _hard_negatives(rows):
     assert negatives and all(m["negative_pool"] == "any" and m["hard_negatives"] is False for m in negatives)
 
 
+def _hard_negative_cutoff(rows):
+    negatives = [_meta(r) for r in rows if _meta(r)["label"] == "negative"]
+    assert negatives and all(m["negative_pool"] == "any (no hard negative)" for m in negatives)
+
+
+def _t8_decoy_step(rows):
+    import re
+
+    changed = []
+    for r in rows:
+        opts = [tuple(map(int, re.fullmatch(r"move x (-?\d+), move y (-?\d+)", o).groups())) for o in r["options"]]
+        truth = opts["ABCD".index(r["answer"])]
+        changed += [abs(abs(o[k]) - abs(truth[k])) for o in opts for k in (0, 1)]
+    assert changed and max(changed) == 1  # magnitude decoys move one component by exactly 1 Å
+
+
 def _pair_moves_within(limit):
     def check(rows):
         moves = [abs(c.dist_A) for r in rows for c in _commands(r) if isinstance(c, Move)]
@@ -175,6 +191,8 @@ CASES = {
     ("zooming", "min_atoms_in_frame"): (100000, TaskSkipped, _skipped_naming("100000 atoms in frame")),
     ("zooming", "min_separation"): (2.0, TaskSkipped, _skipped_naming("visible difference")),
     ("residue-ligand", "hard_negatives"): (False, _hard_negatives),
+    ("residue-ligand", "hard_negative_cutoff_A"): (0.01, _hard_negative_cutoff),
+    ("interaction-location", "decoy_max_step"): (1, _t8_decoy_step),
     ("translation-rotation", "max_distance"): (2, _pair_moves_within(2)),
     ("translation-rotation", "max_angle"): (30, _pair_rolls(30, 15)),
     ("translation-rotation", "step"): (45, _pair_rolls(90, 45)),
@@ -270,13 +288,13 @@ def test_misi_gen_task_params_reach_misi_eval(tmp_path):
     assert all(s["status"] == "ok" for s in scores)
 
 
-def test_readme_lists_every_task_parameter_with_its_default():
+def test_the_docs_list_every_task_parameter_with_its_default():
     from pathlib import Path
 
-    from misi_tasks.definitions.registry import TASK_NAMES
+    from misi_tasks.definitions.registry import paper_tasks
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    for name in TASK_NAMES:
+    readme = (Path(__file__).parents[2] / "docs" / "generate.md").read_text()
+    for name in paper_tasks():
         spec = SPECS[name]
         cells = ", ".join(f"`{k}` {json.dumps(list(v) if isinstance(v, tuple) else v)}"
                           for k, v in spec.defaults().items()) or "—"

@@ -140,11 +140,12 @@ def mark_template_orders(ligand):
     """``ligand`` (a :class:`~misi_geom.complex.Complex`) with ``atom_type`` set to
     :data:`~misi_geom.complex.TEMPLATE_ORDERS` where it is blank: its bond orders came from a SMILES
     template, so H-bond typing takes them over deposited bond lengths (a 1.38 Å C=O stays a carbonyl)."""
-    from misi_geom.complex import TEMPLATE_ORDERS, Complex
-    from misi_geom.io import _fields
+    from dataclasses import replace
+
+    from misi_geom.complex import TEMPLATE_ORDERS
 
     types = np.where(ligand.atom_type == "", TEMPLATE_ORDERS, ligand.atom_type).astype(ligand.atom_type.dtype)
-    return Complex(**{**_fields(ligand), "atom_type": types})
+    return replace(ligand, atom_type=types)
 
 
 def partial_hydrogens(mol, label: str = "ligand") -> str | None:

@@ -14,7 +14,7 @@ single bond of a Michael adduct.  The hydrogen-bond typing then follows the real
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -117,6 +117,4 @@ def relink_bond_orders(ligand: Complex, links: list[CovalentLink]) -> tuple[Comp
         order[r] -= 1.0
     if not notes:
         return ligand, []
-    from misi_geom.io import _fields
-
-    return Complex(**{**_fields(ligand), "bond_order": order.astype(ligand.bond_order.dtype)}), notes
+    return replace(ligand, bond_order=order.astype(ligand.bond_order.dtype)), notes

@@ -20,7 +20,7 @@ covalent radii, bond orders from a SMILES template or RDKit's perception
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +29,7 @@ from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.bond_orders import assign_from_smiles, mol_from_atoms, perceive_bond_orders
 from misi_geom.inputs.ligands import atom_record_residues, polymer_residues, residue_keys
-from misi_geom.io import _fields, _ligand_complex, read_structure
+from misi_geom.io import ligand_complex, read_structure
 
 __all__ = ["LigandSelection", "EntryLigand", "read_entry_ligand", "residue_mask_of"]
 
@@ -173,8 +173,8 @@ def read_entry_ligand(path: str | Path, selection: LigandSelection | str, *, smi
     else:
         mol, more = perceive_bond_orders(mol, path, label)
         how = "rdDetermineBonds"
-    lig = _ligand_complex(path, mol, pdb_id)
-    lig = Complex(**{**_fields(lig), "atom_name": atoms.atom_name, "res_name": atoms.res_name})
+    lig = ligand_complex(path, mol, pdb_id)
+    lig = replace(lig, atom_name=atoms.atom_name, res_name=atoms.res_name)
     return EntryLigand(protein, lig, mol, qualified, key, how, tuple(warnings + more), tuple(chosen))
 
 

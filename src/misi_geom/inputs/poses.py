@@ -14,12 +14,13 @@ A multi-molecule file is read pose by pose (``index`` 1..n, file order); each po
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs.files import base_suffix, read_text
-from misi_geom.io import _fields, _ligand_complex
+from misi_geom.io import ligand_complex
 
 __all__ = ["count_poses", "read_ligand_pose", "PDBQT_NEEDS_SMILES"]
 
@@ -114,7 +115,7 @@ def read_ligand_pose(path: str | Path, index: int = 1, *, pdb_id: str = "",
     # name atoms as the suffix under .gz says (mol2 names, else element + running index)
     named_as = Path(path.name[:-3]) if path.suffix.lower() == ".gz" else path
     try:
-        lig = _ligand_complex(named_as, mol, pdb_id)
+        lig = ligand_complex(named_as, mol, pdb_id)
     except MisiInputError as exc:
         raise MisiInputError(path, exc.problem) from None
     return lig, mol
@@ -143,5 +144,5 @@ def _read_pdbqt_pose(path: Path, record: str, index: int, smiles: str | None, pd
         raise MisiInputError(path, f"pose {index} has no atoms")
     mol = mol_from_atoms(elements, np.array(coord))
     mol, _warnings = assign_from_smiles(mol, smiles, path, f"pose {index}")
-    lig = _ligand_complex(path, mol, pdb_id)
-    return Complex(**{**_fields(lig), "atom_name": np.array(names, dtype=lig.atom_name.dtype)}), mol
+    lig = ligand_complex(path, mol, pdb_id)
+    return replace(lig, atom_name=np.array(names, dtype=lig.atom_name.dtype)), mol

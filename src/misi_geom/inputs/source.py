@@ -25,7 +25,7 @@ id the split is drawn from: every pose of one complex lands in the same split) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
@@ -34,6 +34,7 @@ import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
+from misi_geom.residues import residue_label, residue_number
 from misi_geom.inputs.bond_orders import assign_from_smiles, mark_template_orders, partial_hydrogens
 from misi_geom.inputs.covalent import covalent_links, declared_links, relink_bond_orders
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
@@ -41,8 +42,7 @@ from misi_geom.inputs.files import base_suffix, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
     MAX_LIGAND_GAP,
-    _fields,
-    _ligand_complex,
+    ligand_complex,
     assemble_complex,
     load_complex,
     pocket_from_protein,
@@ -156,8 +156,8 @@ class FileSource:
                 bond_orders = "smiles template"
             elif self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
-                ligand = Complex(**{**_fields(_ligand_complex(lig_path, mol, self.id)),
-                                    "atom_name": ligand.atom_name, "res_name": ligand.res_name})
+                ligand = replace(ligand_complex(lig_path, mol, self.id),
+                                 atom_name=ligand.atom_name, res_name=ligand.res_name)
                 bond_orders, warnings = "smiles template", warnings + more
         if bond_orders == "smiles template":
             ligand = mark_template_orders(ligand)
@@ -258,7 +258,7 @@ def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
     if len(hit) == 0:
         return []
     residues = dict.fromkeys(
-        f"{pocket.res_name[k]} {pocket.res_id[k]}{pocket.ins_code[k]}{(' ' + pocket.chain_id[k]) if pocket.chain_id[k] else ''}"
+        residue_label(str(pocket.res_name[k]), residue_number(pocket, k), str(pocket.chain_id[k]) or None)
         for k in hit)
     return [f"pocket residue(s) {', '.join(residues)} overlap the ligand ({len(hit)} heavy atoms within "
             f"{OVERLAP:g} Å): is the ligand also in the protein file?"]

@@ -3,14 +3,18 @@ one per task, registered by name in :mod:`~misi_tasks.definitions.registry`), th
 vocabulary, the metrics, the item record and the dataset row schema.
 
 Pure: importing it loads the standard library only (no numpy, numba, pyarrow, rendering or
-geometry).  Importing the package imports the nine paper tasks' declaration modules, which
-register their specs.
+geometry).  Importing the package imports every module it holds, so each declaration module
+registers its specs: a new task's spec module needs no import anywhere.
 """
 
 from __future__ import annotations
 
-from misi_tasks.definitions import choice, docking, hbonds, motion  # noqa: F401  (register the nine specs)
-from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll, residue_label
+import importlib
+import pkgutil
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
+from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll
 from misi_tasks.definitions.items import Item, item_id
 from misi_tasks.definitions.registry import (
     SPECS, SPLITS, default_spec, default_specs, mc_tasks, resolve_task, spec_of_item, task_code, task_codes,
@@ -21,6 +25,6 @@ from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
     "BondList", "COLUMNS", "Choice", "DatasetError", "Docking", "Item", "Move", "ParsedAnswer", "Roll", "SPECS",
-    "SPLITS", "TaskSpec", "default_spec", "default_specs", "item_id", "mc_tasks", "residue_label", "resolve_task",
+    "SPLITS", "TaskSpec", "default_spec", "default_specs", "item_id", "mc_tasks", "resolve_task",
     "spec_of_item", "task_code", "task_codes", "task_names", "task_spec",
 ]

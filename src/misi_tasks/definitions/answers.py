@@ -28,8 +28,8 @@ Examples
 Roll(axis='y', angle_deg=-30.0)
 >>> BondList.parse("**Yes:** arg  nh2, o1b;ARG NE, O2G").text
 'Yes: ARG NH2, O1B; ARG NE, O2G'
->>> residue_label("ASP", "29", "A"), bond_t9("GLU", "184A", "OE1", "", "O2")
-('ASP 29 A', 'GLU 184A OE1 ?, O2')
+>>> bond_t9("GLU", "184A", "OE1", "", "O2")
+'GLU 184A OE1 ?, O2'
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from misi_tasks.definitions.reply_text import (
 
 __all__ = [
     "ANSWER_TYPES", "BondList", "Choice", "Command", "Docking", "Move", "ParsedAnswer", "Roll",
-    "bond_t4", "bond_t9", "format_commands", "format_number", "residue_label",
+    "bond_t4", "bond_t9", "format_commands", "format_number",
 ]
 
 
@@ -156,16 +156,6 @@ class Docking:
     def parse(cls, reply: str, *, pick: str = "last", options: Sequence[str] = ()) -> "Docking | None":
         """:meth:`find` on a raw reply."""
         return cls.find(prepare_reply(reply), pick=pick, options=options)
-
-
-def residue_label(res_name: str, res_num: str, chain: str | None = None) -> str:
-    """A residue as prompts and answers name it: ``"ASN 460"``, or with its chain ``"ASP 29 A"``.
-
-    ``res_num`` carries the insertion code (``"184A"``); ``chain=None`` leaves the chain out, a
-    blank chain id is written ``?``.  The renderer draws the same text on the images
-    (:func:`misi_render.labels.residue_label`; a test checks they agree).
-    """
-    return f"{res_name} {res_num}" + ("" if chain is None else f" {chain or '?'}")
 
 
 def bond_t4(res_name: str, res_atom: str, ligand_atom: str) -> str:

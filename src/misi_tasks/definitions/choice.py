@@ -56,6 +56,7 @@ class TranslationRotationSpec(PairChoiceSpec):
 
     name = "translation-rotation"
     code = "T5"
+    paper = True
     summary = "Which image shows a second complex after the same move and roll?"
 
     max_distance: int = 4
@@ -84,6 +85,7 @@ class RotationRotationSpec(PairChoiceSpec):
 
     name = "rotation-rotation"
     code = "T6"
+    paper = True
     summary = "Which image shows the complex after the same two rolls?"
 
     def ask(self, **fields: Any) -> str:

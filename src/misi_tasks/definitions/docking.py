@@ -41,6 +41,8 @@ class DockingSpec(TaskSpec):
 
     name = "docking"
     code = "T7"
+    paper = True
+    paper_average = True
     summary = "How must the ligand roll and move to dock back into its pocket?"
     counts = {"train": 6, "test": 3}
     answer = Docking

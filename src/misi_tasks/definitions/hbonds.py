@@ -30,11 +30,15 @@ _BOND_METRIC = "over 2x the true bonds: 0; every true bond plus extras: 0.5; els
 class ResidueLigandSpec(TaskSpec):
     """T4: ``No`` or ``Yes: ARG NH2, O1B; ARG NE, O2G`` about one residue drawn with the ligand;
     ``count`` residues with H-bonds and ``count`` without per complex.  ``hard_negatives``: the
-    residues without are taken near the ligand (within 4.5 Å) where a complex has such residues.
+    residues without are taken near the ligand (within ``hard_negative_cutoff_A``, 4.5 Å) where a
+    complex has such residues.
     Report columns T4+ and T4- by the item's ``label``."""
 
     name = "residue-ligand"
     code = "T4"
+    paper = True
+    paper_average = True
+    columns = ("T4+", "T4-")  # bonded residues and non-bonded ones, scored apart
     summary = "Does this residue hydrogen-bond the ligand, and through which atoms?"
     counts = {"train": 2, "test": 1}
     answer = BondList
@@ -42,6 +46,12 @@ class ResidueLigandSpec(TaskSpec):
     metric = _BOND_METRIC + "; a negative scores 1 for No"
 
     hard_negatives: bool = True
+    #: A hard negative has a heavy atom within this distance (Å) of a ligand heavy atom.
+    hard_negative_cutoff_A: float = 4.5
+
+    def validate(self) -> None:
+        if not self.hard_negative_cutoff_A > 0:
+            raise ValueError(f"task {self.name!r}: hard_negative_cutoff_A must be > 0, got {self.hard_negative_cutoff_A}")
 
     def ask(self, *, residue: str, **fields: Any) -> str:
         return (f"Does {residue} form hydrogen bonds with the ligand? If it does, list every bond as the residue's "
@@ -84,8 +94,18 @@ class InteractionLocationSpec(TaskSpec):
 
     name = "interaction-location"
     code = "T8"
+    paper = True
+    paper_average = True
     summary = "Where on screen is the hydrogen bond?"
     counts = {"train": 2, "test": 1}
+
+    #: A magnitude decoy changes one component by 1 .. decoy_max_step Å (shrinking it only when it is
+    #: larger than that, so its sign stays).
+    decoy_max_step: int = 3
+
+    def validate(self) -> None:
+        if self.decoy_max_step < 1:
+            raise ValueError(f"task {self.name!r}: decoy_max_step must be >= 1, got {self.decoy_max_step}")
 
     def ask(self, *, bond: str, **fields: Any) -> str:
         return (f"Consider the hydrogen bond between {bond}. Which translation of the complex in the front view, "
@@ -103,6 +123,8 @@ class PocketLigandSpec(TaskSpec):
 
     name = "pocket-ligand"
     code = "T9"
+    paper = True
+    paper_average = True
     summary = "List every pocket-ligand hydrogen bond."
     counts = {"train": 1, "test": 1}
     answer = BondList

@@ -53,6 +53,8 @@ class TranslationSpec(TaskSpec):
 
     name = "translation"
     code = "T1"
+    paper = True
+    paper_average = True
     summary = "How far did the complex move along x or y?"
     counts = {"train": 2, "test": 1}
     answer = Move
@@ -102,6 +104,8 @@ class RotationSpec(TaskSpec):
 
     name = "rotation"
     code = "T2"
+    paper = True
+    paper_average = True
     summary = "By how much did the complex roll about x, y or z?"
     counts = {"train": 2, "test": 1}
     answer = Roll
@@ -155,6 +159,8 @@ class ZoomingSpec(TaskSpec):
 
     name = "zooming"
     code = "T3"
+    paper = True
+    paper_average = True
     summary = "How far did the camera move along z?"
     counts = {"train": 4, "test": 2}
     answer = Move

@@ -29,6 +29,10 @@ Examples
 'residue-ligand'
 >>> resolve_task("T1"), resolve_task("rotation")
 ('translation', 'rotation')
+>>> report_columns()
+('T1', 'T2', 'T3', 'T4+', 'T4-', 'T5', 'T6', 'T7', 'T8', 'T9')
+>>> paper_average_columns()
+('T1', 'T2', 'T3', 'T4+', 'T4-', 'T7', 'T8', 'T9')
 >>> task_spec("T1").max_distance, task_spec("translation", {"max_distance": 7}).max_distance
 (4, 7)
 >>> item = {"task": "translation", "metadata": '{"task_params": {"max_distance": 7}}'}
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the base imports this module to register its subclasses
@@ -51,12 +55,17 @@ __all__ = [
     "SPLITS",
     "SplitName",
     "TaskName",
+    "code_ranges",
     "code_to_task",
     "default_spec",
     "default_specs",
     "item_metadata",
     "mc_tasks",
+    "paper_average_codes",
+    "paper_average_columns",
+    "paper_tasks",
     "register",
+    "report_columns",
     "resolve_task",
     "spec_of_item",
     "task_code",
@@ -64,13 +73,9 @@ __all__ = [
     "task_name",
     "task_names",
     "task_spec",
-    # derived on access (module __getattr__), kept for readers of the old constants:
-    "CODE_TO_TASK",
-    "DEFAULT_SPECS",
-    "MC_TASKS",
-    "TASK_CODES",
-    "TASK_NAMES",
 ]
+# Also TASK_CODES, TASK_NAMES, CODE_TO_TASK, MC_TASKS and DEFAULT_SPECS, derived on access (module
+# __getattr__) for readers of the old constants; not in __all__, which names defined objects only.
 
 TaskName = Literal[
     "translation",
@@ -102,9 +107,14 @@ def register(spec: type[TaskSpec]) -> None:
     """
     if not spec.code:
         raise ValueError(f"task spec {spec.__name__} ({spec.name!r}) declares no code")
-    clash = [s.name for s in SPECS.values() if s.code.upper() == spec.code.upper() and s.name != spec.name]
+    others = [s for s in SPECS.values() if s.name != spec.name]
+    clash = [s.name for s in others if s.code.upper() == spec.code.upper()]
     if clash:
         raise ValueError(f"task spec {spec.__name__}: code {spec.code} is already used by {clash[0]!r}")
+    taken = {c: s.name for s in others for c in s.report_columns()}
+    shared = [c for c in spec.report_columns() if c in taken]
+    if shared:
+        raise ValueError(f"task spec {spec.__name__}: report column {shared[0]} is already {taken[shared[0]]!r}'s")
     SPECS[spec.name] = spec
 
 
@@ -129,6 +139,45 @@ def task_names() -> tuple[str, ...]:
 def code_to_task() -> dict[str, str]:
     """Code (upper case) -> registry name."""
     return {code.upper(): name for name, code in task_codes().items()}
+
+
+def paper_tasks() -> tuple[str, ...]:
+    """The MiSI-Bench paper's tasks (``paper = True``), in code order: what ``--task all`` selects."""
+    return tuple(name for name in task_names() if SPECS[name].paper)
+
+
+def report_columns() -> tuple[str, ...]:
+    """Every report column, in code order (``T1``, ``T2``, ``T3``, ``T4+``, ``T4-``, ... ``T9``, then
+    the columns of any other registered task)."""
+    return tuple(c for name in task_names() for c in SPECS[name].report_columns())
+
+
+def paper_average_columns() -> tuple[str, ...]:
+    """The report columns that count in the paper's average (its tasks but T5 and T6)."""
+    return tuple(c for name in task_names() if SPECS[name].paper_average for c in SPECS[name].report_columns())
+
+
+def paper_average_codes() -> tuple[str, ...]:
+    """The codes of the tasks that count in the paper's average."""
+    return tuple(SPECS[name].code for name in task_names() if SPECS[name].paper_average)
+
+
+def code_ranges(codes: Sequence[str]) -> str:
+    """Codes with runs of consecutive numbers shortened: ``T1-T4, T7-T9``.
+
+    >>> code_ranges(["T1", "T2", "T3", "T4", "T7", "T8", "T9", "X2"])
+    'T1-T4, T7-T9, X2'
+    """
+    runs: list[list[str]] = []
+    for code in codes:
+        prefix, number, _ = _code_order(code)
+        if runs:
+            p0, n0, _ = _code_order(runs[-1][-1])
+            if prefix == p0 and number >= 0 and number == n0 + 1:
+                runs[-1].append(code)
+                continue
+        runs.append([code])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def mc_tasks() -> frozenset[str]:

@@ -69,8 +69,15 @@ class TaskSpec:
     Class attributes (declared by each task): ``name`` (registry name), ``code`` (``T1`` ...),
     ``counts`` (items per complex, or per axis where the task says so, per split), ``answer`` (the
     value type of :mod:`misi_tasks.definitions.answers`), ``answer_kw`` (its form options), ``metric`` (a
-    one-line description), ``summary`` (what is asked, in one line).  Dataclass fields: the parameters; ``count`` overrides ``counts`` for
-    every split.
+    one-line description), ``summary`` (what is asked, in one line), ``columns`` (its report
+    columns, by default its code alone; :meth:`column` says which an item goes to), ``paper`` (one
+    of the MiSI-Bench paper's nine tasks, which ``misi-gen --task all`` selects) and
+    ``paper_average`` (its columns count in the paper's average).  Dataclass fields: the
+    parameters; ``count`` overrides ``counts`` for every split.
+
+    Everything that lists tasks (report columns and reference rows, ``misi-gen --task all``, the
+    dataset reader, gallery, exports and card) reads these declarations through
+    :mod:`misi_tasks.definitions.registry`: declaring a subclass with a ``name`` is all it takes.
     """
 
     name: ClassVar[str] = ""
@@ -80,6 +87,9 @@ class TaskSpec:
     answer_kw: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     metric: ClassVar[str] = "accuracy"
     summary: ClassVar[str] = ""
+    columns: ClassVar[tuple[str, ...]] = ()
+    paper: ClassVar[bool] = False
+    paper_average: ClassVar[bool] = False
 
     count: int | None = None
 
@@ -191,9 +201,15 @@ class TaskSpec:
         """The metric, in [0, 1], of a parsed prediction of the right type against the truth."""
         return exact_score(pred, truth)
 
+    @classmethod
+    def report_columns(cls) -> tuple[str, ...]:
+        """The task's report columns: ``columns`` as declared, else its code alone."""
+        return tuple(cls.columns) or (cls.code,)
+
     def column(self, metadata: Mapping[str, Any], answer: str) -> str:
-        """The report column of an item (its code; T4 splits by label)."""
-        return self.code
+        """The report column of an item, one of :meth:`report_columns` (the first, unless the task
+        splits its items, as T4 does by label)."""
+        return self.report_columns()[0]
 
     def check_row(self, metadata: Mapping[str, Any], answer: str) -> str | None:
         """What is wrong with a dataset row's metadata and answer for this task, or None."""

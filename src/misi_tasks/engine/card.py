@@ -12,7 +12,7 @@ import threading
 
 from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
 from misi_tasks.engine.provenance import card_sources_section
-from misi_tasks.definitions.registry import SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks.definitions.registry import SPLITS, task_codes, task_names
 from misi_tasks._atomic import atomic_write_bytes
 from misi_tasks.version import package_version
 
@@ -83,7 +83,7 @@ def _load_example(present: dict[str, list[str]]) -> list[str]:
     """A load example naming a config and a split that exist in this folder."""
     if not present:
         return ["This run wrote no items."]
-    task = next(t for t in TASK_NAMES if t in present)
+    task = next(t for t in task_names() if t in present)
     split = next(s for s in ("test", "train") if s in present[task])
     all_splits = [s for s in SPLITS if any(s in v for v in present.values())]
     bench = "test" if "test" in all_splits else all_splits[0]
@@ -109,7 +109,7 @@ def _load_example(present: dict[str, list[str]]) -> list[str]:
 
 def _command(cfg) -> str:
     """The ``misi-gen`` command that writes this dataset (input named by its folder, output as OUT)."""
-    parts = ["misi-gen", "--task", ",".join(TASK_CODES[t] for t in cfg.tasks)]
+    parts = ["misi-gen", "--task", ",".join(task_codes()[t] for t in cfg.tasks)]
     from misi_geom.samples import sample_root
 
     if cfg.input_dir is not None and str(cfg.input_dir) != str(sample_root()):
@@ -146,8 +146,8 @@ def render_card(cfg, summary) -> str:
     present = list_splits(cfg.out_dir)
     n_items = sum(summary.items.values())
     rows = ["| task | code | split | items | images |", "|---|---|---|---|---|"]
-    for (task, split), n in sorted(summary.items.items(), key=lambda kv: (TASK_NAMES.index(kv[0][0]), kv[0][1])):
-        rows.append(f"| {task} | {TASK_CODES[task]} | {split} | {n} | {summary.images[(task, split)]} |")
+    for (task, split), n in sorted(summary.items.items(), key=lambda kv: (task_names().index(kv[0][0]), kv[0][1])):
+        rows.append(f"| {task} | {task_codes()[task]} | {split} | {n} | {summary.images[(task, split)]} |")
     skipped = [f"- `{cid}`: {why}" for cid, why in sorted(summary.failed_complexes.items())]
     version = package_version()
     return "\n".join([

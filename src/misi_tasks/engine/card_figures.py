@@ -35,7 +35,7 @@ import numpy as np
 from misi_tasks._mpl import PALETTE, VIZ_MISSING, have_matplotlib, new_figure, save_figure
 import pyarrow.parquet as pq
 
-from misi_tasks.definitions.registry import SPLITS, TASK_CODES, TASK_NAMES
+from misi_tasks.definitions.registry import SPLITS, task_codes, task_names
 from misi_tasks.eval.parse import parse_answer
 from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, Roll
 
@@ -69,7 +69,7 @@ def _read_rows(dataset: Path) -> list[dict[str, Any]]:
 
 
 def _task_order(tasks) -> list[str]:
-    return sorted(tasks, key=lambda t: TASK_NAMES.index(t) if t in TASK_NAMES else 99)
+    return sorted(tasks, key=lambda t: task_names().index(t) if t in task_names() else 99)
 
 
 def _items_figure(items: Sequence[Mapping[str, Any]]):
@@ -86,7 +86,7 @@ def _items_figure(items: Sequence[Mapping[str, Any]]):
             ax.bar_label(bars, labels=[str(v) if v else "" for v in n], label_type="center", color="white",
                          fontsize=8)
             left += n
-    ax.set_yticks(y, [f"{TASK_CODES.get(t, '?')} {t}" for t in tasks])
+    ax.set_yticks(y, [f"{task_codes().get(t, '?')} {t}" for t in tasks])
     ax.invert_yaxis()
     ax.set_xlabel("items")
     ax.set_title("Items per task and split")
@@ -170,7 +170,7 @@ def _answers_figure(items: Sequence[Mapping[str, Any]]):
     for k, task in enumerate(tasks):
         ax = fig.add_subplot(rows, cols, k + 1)
         _answer_panel(ax, by_task[task])
-        ax.set_title(f"{TASK_CODES.get(task, '?')} {task} ({len(by_task[task])})", fontsize=9)
+        ax.set_title(f"{task_codes().get(task, '?')} {task} ({len(by_task[task])})", fontsize=9)
     fig.subplots_adjust(left=0.06, right=0.98, top=1 - 0.6 / fig.get_figheight(), bottom=0.7 / fig.get_figheight(),
                         wspace=0.25, hspace=0.75)
     return fig
@@ -276,7 +276,7 @@ def _examples_figure(dataset: Path, items: Sequence[Mapping[str, Any]],
             im.thumbnail((tile, tile))
             sheet.paste(im, (x + (tile - im.width) // 2, y + cap + (tile - im.height) // 2))
         fig.text((x + tile / 2) / width, 1 - (y + 2) / height,
-                 f"{TASK_CODES.get(task, '?')} {task}\n{it['complex_id']} · {it['image_roles'][k_img]}",
+                 f"{task_codes().get(task, '?')} {task}\n{it['complex_id']} · {it['image_roles'][k_img]}",
                  ha="center", va="top", fontsize=9)
     fig.figimage(np.asarray(sheet), xo=0, yo=0, origin="upper", zorder=0)
     return fig

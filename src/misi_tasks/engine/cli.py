@@ -22,12 +22,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from misi_tasks._cli import EXIT_FAILED, CliError, new_parser, run
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
 from misi_tasks.engine.remote import RemoteError, check_url, download_input, is_url, stage_dir, upload_output
-from misi_tasks.definitions.registry import TASK_NAMES, resolve_task, task_spec
-from misi_tasks.version import package_version
+from misi_tasks.definitions.registry import paper_tasks, resolve_task, task_names, task_spec
+
+if TYPE_CHECKING:
+    from misi_tasks.engine.generate import GenerateConfig
 
 __all__ = ["main", "build_parser", "default_workers"]
 
@@ -51,17 +54,15 @@ def default_workers() -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-
-    p = argparse.ArgumentParser(
-        prog="misi-gen",
-        description="Generate MiSI-Bench-style images, questions and answers from protein-ligand complexes "
-                    "(PDBbind folders, manifests, PDB/mmCIF entries, multi-pose SDFs).",
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    """Return the argument parser of ``misi-gen``."""
+    p = new_parser(
+        "misi-gen",
+        "Generate MiSI-Bench-style images, questions and answers from protein-ligand complexes "
+        "(PDBbind folders, manifests, PDB/mmCIF entries, multi-pose SDFs).",
+        epilog=_EXAMPLES, raw=True,
     )
-    p.add_argument("--version", action="version", version=f"misi-gen (misi) {package_version()}")
     p.add_argument("--task", default="all",
-                   help=f"task name or code, comma-separated, or 'all' (names: {', '.join(TASK_NAMES)})")
+                   help=f"task name or code, comma-separated, or 'all' (the paper's nine; names: {', '.join(task_names())})")
     p.add_argument("--input", default=None,
                    help="folder of complexes (<id>/<id>_pocket.pdb, <id>_ligand.mol2|sdf), a manifest (.csv, .yaml) "
                         "or a PDB/mmCIF file (with --ligand), or a URL of one (s3://, gs://, ... via fsspec); "
@@ -108,11 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _parse_tasks(text: str) -> tuple[str, ...]:
     if text.strip().lower() == "all":
-        return TASK_NAMES
+        return paper_tasks()  # the paper's nine: a published "all" dataset keeps its meaning
     names = [resolve_task(t.strip()) for t in text.split(",") if t.strip()]
     if not names:
-        raise ValueError(f"--task {text!r} names no task; give names or codes ({', '.join(TASK_NAMES)}) or 'all'")
-    return tuple(t for t in TASK_NAMES if t in names)
+        raise ValueError(f"--task {text!r} names no task; give names or codes ({', '.join(task_names())}) or 'all'")
+    return tuple(t for t in task_names() if t in names)
 
 
 def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
@@ -141,10 +142,8 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from misi_tasks.engine._malloc import image_maker_memory
-    from misi_tasks.engine.generate import TINY_PER_TASK, GenerateConfig, NoComplexLoaded, generate_dataset
-    from misi_geom.samples import sample_root
-
+    """Run ``misi-gen``: parse and check the arguments, stage remote folders, then one
+    :func:`~misi_tasks.engine.generate.generate_dataset` (or ``--check``); return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     remote_in = args.input if is_url(args.input) else None
@@ -153,86 +152,86 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is not None:
         args.out = stage / "out" if remote_out else Path(args.out)
     try:
-        tasks = _parse_tasks(args.task)
-        params = _parse_task_params(args.task_params)
-        if args.out is not None and args.out.exists() and not args.out.is_dir():
-            raise ValueError(f"--out {args.out}: is a file, not a folder")
-        if args.size < 64:
-            raise ValueError(f"--size must be at least 64 pixels, got {args.size}")
-        if args.workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {args.workers}")
-        if args.ray_address is not None and args.backend != "ray":
-            raise ValueError("--ray-address needs --backend ray")
-        if args.backend == "ray" and importlib.util.find_spec("ray") is None:
-            raise ValueError('--backend ray needs Ray: pip install "misi[ray]"')
-        if args.limit is not None and args.limit < 1:
-            raise ValueError(f"--limit must be at least 1, got {args.limit}")
-        if args.poses is not None and args.poses < 1:
-            raise ValueError(f"--poses must be at least 1, got {args.poses}")
-        if args.out is None and not args.check:
-            raise ValueError("--out is required (or --check to validate the input only)")
+        tasks, params = _checked(args)
     except ValueError as exc:
         parser.error(str(exc))
+    return run("misi-gen", lambda: _generate(args, tasks, params, remote_in, remote_out, stage),
+               errors=(ValueError, OSError, BackendError),
+               interrupted="interrupted; run the same command again to resume (work so far is kept)")
+
+
+def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], dict[str, dict[str, Any]]]:
+    """The tasks and task parameters; raise ValueError on any bad argument (before any work)."""
+    tasks = _parse_tasks(args.task)
+    params = _parse_task_params(args.task_params)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out}: is a file, not a folder")
+    if args.size < 64:
+        raise ValueError(f"--size must be at least 64 pixels, got {args.size}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.ray_address is not None and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError('--backend ray needs Ray: pip install "misi[ray]"')
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {args.limit}")
+    if args.poses is not None and args.poses < 1:
+        raise ValueError(f"--poses must be at least 1, got {args.poses}")
+    if args.out is None and not args.check:
+        raise ValueError("--out is required (or --check to validate the input only)")
+    return tasks, params
+
+
+def _config(args: argparse.Namespace, input_dir: Path, tasks: tuple[str, ...],
+            params: dict[str, dict[str, Any]]) -> "GenerateConfig":
+    """The run's :class:`~misi_tasks.engine.generate.GenerateConfig` from the checked arguments."""
+    from misi_tasks.engine.generate import GenerateConfig
+
+    return GenerateConfig(
+        input_dir=input_dir, out_dir=args.out, tasks=tasks, split=args.split, seed=args.seed, size=args.size,
+        projection=args.projection, style=args.style, workers=args.workers, limit=args.limit, tiny=args.tiny,
+        task_params=params, ligand=args.ligand, smiles=args.smiles, poses=args.poses, backend=args.backend,
+        ray_address=args.ray_address, overwrite=args.overwrite,
+    )
+
+
+def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str, dict[str, Any]],
+              remote_in: str | None, remote_out: str | None, stage: Path | None) -> int:
+    from misi_geom.samples import sample_root
+    from misi_tasks.engine._malloc import image_maker_memory
+    from misi_tasks.engine.generate import TINY_PER_TASK, NoComplexLoaded, generate_dataset
+
     try:
         if remote_out:
             check_url(remote_out)
-        input_dir = (download_input(remote_in, stage / "input") if remote_in
+        input_dir = (download_input(remote_in, stage / "input") if remote_in and stage
                      else Path(args.input) if args.input else sample_root())
     except (RemoteError, OSError) as exc:
-        print(f"misi-gen: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
+        raise CliError(" ".join(str(exc).split())) from None
     if args.check:
         return _check(input_dir, args)
-    cfg = GenerateConfig(
-        input_dir=input_dir,
-        out_dir=args.out,
-        tasks=tasks,
-        split=args.split,
-        seed=args.seed,
-        size=args.size,
-        projection=args.projection,
-        style=args.style,
-        workers=args.workers,
-        limit=args.limit,
-        tiny=args.tiny,
-        task_params=params,
-        ligand=args.ligand,
-        smiles=args.smiles,
-        poses=args.poses,
-        backend=args.backend,
-        ray_address=args.ray_address,
-        overwrite=args.overwrite,
-    )
+    cfg = _config(args, input_dir, tasks, params)
     if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
         image_maker_memory()
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
-    except KeyboardInterrupt:
-        print("misi-gen: interrupted; run the same command again to resume (work so far is kept)",
-              file=sys.stderr)
-        return 130
-    except NoComplexLoaded as exc:
+    except NoComplexLoaded as exc:  # the usual summary, with every complex's reason, then the error
         print(exc.summary.format())
-        print(f"misi-gen: error: {exc}", file=sys.stderr)
-        return 1
-    except (ValueError, OSError, BackendError) as exc:
-        print(f"misi-gen: error: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc), status=EXIT_FAILED) from None
     print(summary.format())
     if cfg.tiny:
         for (task, split), n in sorted(summary.items.items()):
             if n < TINY_PER_TASK:
                 print(f"note: --tiny: only {n} {task} items exist in the {split} split (fewer than {TINY_PER_TASK})")
-    if remote_out:
-        try:
-            files = upload_output(cfg.out_dir, remote_out, overwrite=args.overwrite)
-        except (RemoteError, OSError) as exc:
-            print(f"misi-gen: error: {' '.join(str(exc).split())} (the dataset is complete in {cfg.out_dir}; "
-                  "rerun to upload)", file=sys.stderr)
-            return 2
-        print(f"dataset written to {cfg.out_dir} and uploaded to {remote_out} ({len(files)} files)")
+    if not remote_out:
+        print(f"dataset written to {cfg.out_dir}")
         return 0
-    print(f"dataset written to {cfg.out_dir}")
+    try:
+        files = upload_output(cfg.out_dir, remote_out, overwrite=args.overwrite)
+    except (RemoteError, OSError) as exc:
+        raise CliError(f"{' '.join(str(exc).split())} (the dataset is complete in {cfg.out_dir}; rerun to upload)") from None
+    print(f"dataset written to {cfg.out_dir} and uploaded to {remote_out} ({len(files)} files)")
     return 0
 
 
@@ -240,11 +239,7 @@ def _check(path: Path, args: argparse.Namespace) -> int:
     """``--check``: print the table of :func:`misi_tasks.inputs.check_inputs`; 0 if all load, else 1."""
     from misi_tasks.inputs import check_inputs, discover_inputs, format_check_table
 
-    try:
-        plan = discover_inputs(path, ligand=args.ligand, smiles=args.smiles, poses=args.poses)
-    except (ValueError, OSError) as exc:
-        print(f"misi-gen: error: {exc}", file=sys.stderr)
-        return 2
+    plan = discover_inputs(path, ligand=args.ligand, smiles=args.smiles, poses=args.poses)  # errors: main's run
     rows = check_inputs(plan.limited(args.limit), args.split)
     print(format_check_table(rows))
     return 0 if rows and all(r.ok for r in rows) else 1

@@ -16,7 +16,7 @@ from typing import Any
 from misi_tasks.engine.units import WorkDir
 from misi_tasks.dataset import shard_paths, write_shard
 from misi_tasks.definitions.items import LETTERS, Item
-from misi_tasks.definitions.registry import MC_TASKS
+from misi_tasks.definitions.registry import mc_tasks
 from misi_tasks.tasks.seeding import rng_for
 
 __all__ = ["ROWS_PER_SHARD", "SHARD_BYTES", "TINY_PER_TASK", "plan_shards", "unit_images", "write_shard_job"]
@@ -75,7 +75,7 @@ def unit_images(work: WorkDir) -> Any:
                 continue  # the card reads this one from the shards
             item = next((i for i in work.read_unit(row["complex_id"], row["task"]) if i.id == row["id"]), None)
             if item is not None:
-                mc = row["task"] in MC_TASKS
+                mc = row["task"] in mc_tasks()
                 out[row["id"]] = (item.assign_letter(LETTERS.index(row["answer"])) if mc else item).to_row()["images"]
         return out
 
@@ -125,7 +125,7 @@ def plan_shards(cfg: Any, work: WorkDir, state: dict, task: str, split: str, cid
             summary.task_skips[task].append(f"{cid}: {index['skip']}")
     if cfg.tiny:
         refs = [refs[k] for k in _tiny_indices(len(refs), cfg.seed, task)]
-    letters = _letters(len(refs), cfg.seed, task, split) if task in MC_TASKS else None
+    letters = _letters(len(refs), cfg.seed, task, split) if task in mc_tasks() else None
     summary.items[(task, split)] = len(refs)
     summary.images[(task, split)] = sum(r[2] for r in refs)
     bounds = _shard_bounds([r[3] for r in refs]) if refs else []

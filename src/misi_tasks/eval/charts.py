@@ -17,17 +17,29 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from misi_tasks._mpl import PALETTE, figure_png, new_figure
-from misi_tasks.eval.report import REFERENCE_RESULTS, Report, summarize
-from misi_tasks.eval.score import COLUMNS, score_item
-from misi_tasks.eval.baselines import baseline_predictions
 from misi_tasks._atomic import atomic_write_bytes
+from misi_tasks._mpl import PALETTE, figure_png, new_figure
+from misi_tasks.definitions.registry import report_columns
+from misi_tasks.eval.baselines import baseline_predictions
+from misi_tasks.eval.report import REFERENCE_RESULTS, Report, summarize
+from misi_tasks.eval.score import score_item
 
-__all__ = ["CHART_COLUMNS", "chart_rows", "random_baseline_report", "report_chart", "report_chart_png", "report_html",
+__all__ = ["chart_columns", "chart_rows", "random_baseline_report", "report_chart", "report_chart_png", "report_html",
            "write_charts"]
 
-#: Groups of the chart, left to right: the paper's average, then every report column.
-CHART_COLUMNS: tuple[str, ...] = ("avg", *COLUMNS)
+
+
+def chart_columns() -> tuple[str, ...]:
+    """Groups of the chart, left to right: the paper's average, then every report column."""
+    return ("avg", *report_columns())
+
+
+def __getattr__(name: str) -> Any:
+    """``CHART_COLUMNS``: :func:`chart_columns`, derived from the registered specs on access."""
+    if name == "CHART_COLUMNS":
+        return chart_columns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 #: Colours of the reference rows (greys, darkest for the human) and of the random baseline.
 _REFERENCE_COLOURS = ("#3b3b3b", "#8c8c8c", "#c4c4c4")
 _RANDOM_COLOUR = "#ffffff"
@@ -80,10 +92,11 @@ def report_chart(rows: Sequence[tuple[str, str, Mapping[str, float]]], title: st
     ax = fig.add_axes((0.055, 0.22, 0.935, 0.7))
     n = len(rows)
     width = 0.84 / n
-    x = np.arange(len(CHART_COLUMNS))
+    columns = chart_columns()
+    x = np.arange(len(columns))
     models = refs = 0
     for k, (label, kind, vals) in enumerate(rows):
-        heights = [vals.get(c, math.nan) for c in CHART_COLUMNS]
+        heights = [vals.get(c, math.nan) for c in columns]
         style: dict[str, Any]
         if kind == "model":
             style = dict(color=PALETTE[models % len(PALETTE)], edgecolor="black", linewidth=0.4)
@@ -98,7 +111,7 @@ def report_chart(rows: Sequence[tuple[str, str, Mapping[str, float]]], title: st
             for xi, h in zip(x, heights):
                 if not math.isnan(h):
                     ax.text(xi - 0.42 + width * (k + 0.5), h + 1, f"{h:.0f}", ha="center", va="bottom", fontsize=6)
-    ax.set_xticks(x, ["average\n(paper)"] + list(COLUMNS))
+    ax.set_xticks(x, ["average\n(paper)"] + list(columns[1:]))
     ax.axvline(0.5, color="0.6", linewidth=0.8)
     ax.set_ylim(0, 108)
     ax.set_ylabel("weighted score (%)")
@@ -116,9 +129,10 @@ def _fmt(v: float | None) -> str:
 def report_html(runs: Sequence[tuple[str, Report]], rows: Sequence[tuple[str, str, Mapping[str, float]]],
                 png: bytes, meta: Mapping[str, Any]) -> str:
     """A self-contained HTML report: the chart, the scores table and per-model counts."""
-    head = "".join(f"<th>{escape('average (paper)' if c == 'avg' else c)}</th>" for c in CHART_COLUMNS)
+    columns = chart_columns()
+    head = "".join(f"<th>{escape('average (paper)' if c == 'avg' else c)}</th>" for c in columns)
     body = "".join(
-        f"<tr class='{kind}'><th>{escape(label)}</th>" + "".join(f"<td>{_fmt(vals.get(c))}</td>" for c in CHART_COLUMNS)
+        f"<tr class='{kind}'><th>{escape(label)}</th>" + "".join(f"<td>{_fmt(vals.get(c))}</td>" for c in columns)
         + "</tr>" for label, kind, vals in rows)
     details = []
     for label, rep in runs:

@@ -25,10 +25,10 @@ from dataclasses import asdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks._cli import new_parser, run
 from misi_tasks._mpl import MatplotlibMissing
 from misi_tasks.dataset import DatasetError, list_splits, read_items
-from misi_tasks.definitions.registry import SPLITS, TASK_CODES, resolve_task
-from misi_tasks.version import package_version
+from misi_tasks.definitions.registry import SPLITS, resolve_task, task_codes
 from misi_tasks.eval.report import render_table, report_csv, report_json, summarize
 from misi_tasks.eval.score import score_item
 from misi_tasks.eval.baselines import BASELINES, baseline_predictions
@@ -38,8 +38,7 @@ __all__ = ["PredictionsError", "build_parser", "main", "read_predictions"]
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-eval``."""
-    p = argparse.ArgumentParser(prog="misi-eval", description="Score replies to a misi (MiSI-Bench-style) dataset.")
-    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    p = new_parser("misi-eval", "Score replies to a misi (MiSI-Bench-style) dataset.")
     p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--predictions", type=Path, nargs="+", metavar="FILE",
@@ -90,7 +89,7 @@ def _run(args: argparse.Namespace) -> int:
     items = [it for it in all_items if (tasks is None or it["task"] in tasks)
              and (splits is None or it["split"] in splits)]
     if not items:
-        present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
+        present = ", ".join(f"{task_codes()[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
 
     if args.baseline:
@@ -137,11 +136,8 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-eval``; return the exit status (0 ok, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    try:
-        return _run(args)
-    except (DatasetError, PredictionsError, ValueError, OSError, MatplotlibMissing) as exc:
-        print(f"misi-eval: error: {exc}", file=sys.stderr)
-        return 2
+    return run("misi-eval", lambda: _run(args),
+               errors=(DatasetError, PredictionsError, ValueError, OSError, MatplotlibMissing))
 
 
 if __name__ == "__main__":  # pragma: no cover

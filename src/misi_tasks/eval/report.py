@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from misi_tasks.eval.score import COLUMNS, PAPER_AVERAGE_COLUMNS, ItemScore
+from misi_tasks.definitions.registry import code_ranges, paper_average_codes, paper_average_columns, report_columns
+from misi_tasks.eval.score import ItemScore
 
 __all__ = [
     "REFERENCE_RESULTS",
@@ -35,13 +36,16 @@ __all__ = [
     "summarize",
 ]
 
+#: The columns of the paper's results table, as printed there (data, not the task list: a task the
+#: paper does not have shows "-" in the reference rows).
+_PAPER_TABLE = ("avg", "T1", "T2", "T3", "T4+", "T4-", "T5", "T6", "T7", "T8", "T9")
 #: Paper reference rows (spec section 6): weighted score in %, Tiny set except the fine-tuned model.
 REFERENCE_RESULTS: dict[str, dict[str, float]] = {
-    "human": dict(zip(("avg",) + COLUMNS, (
+    "human": dict(zip(_PAPER_TABLE, (
         81.18, 100.0, 70.18, 30.0, 100.0, 100.0, 32.0, 26.0, 74.54, 92.0, 82.78))),
-    "Claude Sonnet 4.5": dict(zip(("avg",) + COLUMNS, (
+    "Claude Sonnet 4.5": dict(zip(_PAPER_TABLE, (
         34.37, 45.71, 44.18, 6.0, 22.33, 84.0, 28.0, 26.0, 34.12, 38.0, 0.60))),
-    "Qwen2.5-VL-7B fine-tuned": dict(zip(("avg",) + COLUMNS, (
+    "Qwen2.5-VL-7B fine-tuned": dict(zip(_PAPER_TABLE, (
         62.96, 99.84, 99.71, 27.14, 63.46, 89.52, 88.44, 89.59, 24.94, 88.37, 10.72))),
 }
 
@@ -80,7 +84,8 @@ def summarize(scores: Iterable[ItemScore]) -> Report:
     for s in scores:
         by_col.setdefault(s.column, []).append(s)
     cols: dict[str, ColumnStats] = {}
-    for col in COLUMNS:
+    declared = report_columns()
+    for col in (*declared, *sorted(set(by_col) - set(declared))):  # an undeclared column is kept, last
         rows = by_col.get(col, [])
         if rows:
             n = len(rows)
@@ -91,7 +96,7 @@ def summarize(scores: Iterable[ItemScore]) -> Report:
                 score_pct=100.0 * sum(r.score for r in rows) / n,
                 exact_pct=100.0 * sum(r.exact for r in rows) / n,
             )
-    avg_cols = [c for c in PAPER_AVERAGE_COLUMNS if c in cols]
+    avg_cols = [c for c in paper_average_columns() if c in cols]
     missing = sorted(s.id for rows in by_col.values() for s in rows if s.status == "missing")
     return Report(
         columns=cols,
@@ -117,21 +122,23 @@ def render_table(report: Report, *, reference: bool = False, label: str = "this 
     total = sum(st.items for st in report.columns.values())
     lines.append(f"{'total':<8}{total:>7}{len(report.missing_ids):>9}"
                  f"{sum(st.unparseable for st in report.columns.values()):>10}")
-    lines.append(f"{'average (paper: T1-T4, T7-T9)':<34}{_pct(report.paper_average):>10}"
+    lines.append(f"{f'average (paper: {code_ranges(paper_average_codes())})':<34}{_pct(report.paper_average):>10}"
                  f"{_pct(report.paper_average_exact):>10}")
-    lines.append(f"{'all-task mean (10 columns)':<34}{_pct(report.all_mean):>10}"
+    lines.append(f"{f'all-task mean ({len(report.columns)} columns)':<34}{_pct(report.all_mean):>10}"
                  f"{_pct(report.all_mean_exact):>10}")
-    absent = [c for c in PAPER_AVERAGE_COLUMNS if c not in report.columns]
+    absent = [c for c in paper_average_columns() if c not in report.columns]
     if absent:
         lines.append(f"note: no items for {', '.join(absent)}; averages use the columns present")
     if reference:
         lines += ["", "weighted score % beside the paper's reference rows (spec section 6):"]
-        head = f"{'model':<26}{'avg':>7}" + "".join(f"{c:>7}" for c in COLUMNS)
+        columns = tuple(dict.fromkeys((*report_columns(), *report.columns)))
+        head = f"{'model':<26}{'avg':>7}" + "".join(f"{c:>7}" for c in columns)
         row = f"{label:<26}{_pct(report.paper_average):>7}" + "".join(
-            f"{_pct(report.columns[c].score_pct) if c in report.columns else '-':>7}" for c in COLUMNS)
+            f"{_pct(report.columns[c].score_pct) if c in report.columns else '-':>7}" for c in columns)
         lines += [head, row]
         for model, vals in REFERENCE_RESULTS.items():
-            lines.append(f"{model:<26}{vals['avg']:>7.2f}" + "".join(f"{vals[c]:>7.2f}" for c in COLUMNS))
+            lines.append(f"{model:<26}{vals['avg']:>7.2f}" + "".join(
+                f"{vals[c]:>7.2f}" if c in vals else f"{'-':>7}" for c in columns))
     return "\n".join(lines) + "\n"
 
 

@@ -43,17 +43,15 @@ from misi_tasks.definitions.answers import ParsedAnswer
 from misi_tasks.definitions.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
 from misi_tasks.definitions.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
 from misi_tasks.definitions.motion import RotationSpec, TranslationSpec
-from misi_tasks.definitions.registry import item_metadata, task_spec
+from misi_tasks.definitions.registry import item_metadata, paper_average_columns, report_columns, task_spec
 from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
     "BOND_OVERLIST_FACTOR",
     "BOND_SUPERSET_SCORE",
-    "COLUMNS",
     "DOCKING_MOVE_RANGE_A",
     "DOCKING_ROLL_WEIGHT",
     "ItemScore",
-    "PAPER_AVERAGE_COLUMNS",
     "ROTATION_RANGE_DEG",
     "TRANSLATION_RANGE_A",
     "column_of",
@@ -66,10 +64,17 @@ TRANSLATION_RANGE_A = TranslationSpec().score_range_A
 #: R for T2 (and the roll half of T7) with the default spec: off by 180° or more scores 0.
 ROTATION_RANGE_DEG = RotationSpec().score_range_deg
 
-#: Report columns: T4 is split into positives (T4+) and negatives (T4-).
-COLUMNS: tuple[str, ...] = ("T1", "T2", "T3", "T4+", "T4-", "T5", "T6", "T7", "T8", "T9")
-#: Columns of the paper's average (it leaves T5 and T6 out).
-PAPER_AVERAGE_COLUMNS: tuple[str, ...] = ("T1", "T2", "T3", "T4+", "T4-", "T7", "T8", "T9")
+
+
+def __getattr__(name: str) -> Any:
+    """``COLUMNS`` and ``PAPER_AVERAGE_COLUMNS``: the report columns the registered specs declare
+    (:func:`~misi_tasks.definitions.registry.report_columns`,
+    :func:`~misi_tasks.definitions.registry.paper_average_columns`), derived on access."""
+    if name == "COLUMNS":
+        return report_columns()
+    if name == "PAPER_AVERAGE_COLUMNS":
+        return paper_average_columns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks._cli import new_parser, run
 from misi_tasks.dataset import DatasetError
 from misi_tasks.export import jsonl, llamafactory, lmms_eval, openai_batch, vlmevalkit
 from misi_tasks.export.files import ExportDir, ExportError
@@ -37,13 +38,12 @@ _DEFAULT_SPLIT = {"llamafactory": "train", "jsonl": "all"}
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-export``."""
     doc = __doc__ or ""
-    p = argparse.ArgumentParser(
-        prog="misi-export", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Export a misi dataset for VLMEvalKit, lmms-eval, LLaMA-Factory, OpenAI Batch or as plain JSONL.",
-        epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:"),
+    p = new_parser(
+        "misi-export",
+        "Export a misi dataset for VLMEvalKit, lmms-eval, LLaMA-Factory, OpenAI Batch or as plain JSONL.",
+        epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:"), raw=True,
     )
     p.add_argument("dataset", type=Path, help="misi dataset folder (holding data/)")
-    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--to", required=True, choices=FORMATS, help="target format")
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument("--task", action="append", metavar="TASK",
@@ -107,17 +107,15 @@ def export(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-export``; return the exit status (0 written, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    try:
+
+    def body() -> int:
         names = export(args)
-    except (DatasetError, ExportError, ValueError, OSError) as exc:
-        print(f"misi-export: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nmisi-export: interrupted; index files are written last, so rerun with --overwrite", file=sys.stderr)
-        return 130
-    shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
-    print(f"misi-export: wrote {args.to} to {args.out}: {shown}", file=sys.stderr)
-    return 0
+        shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
+        print(f"misi-export: wrote {args.to} to {args.out}: {shown}", file=sys.stderr)
+        return 0
+
+    return run("misi-export", body, errors=(DatasetError, ExportError, ValueError, OSError),
+               interrupted="interrupted; index files are written last, so rerun with --overwrite")
 
 
 if __name__ == "__main__":  # pragma: no cover

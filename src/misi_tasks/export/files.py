@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from misi_tasks._atomic import atomic_write_bytes
+from misi_tasks._atomic import AtomicFile, atomic_write_bytes
 
 __all__ = ["ExportDir", "ExportError", "TextStream", "image_name"]
 
@@ -54,31 +53,26 @@ class ExportDir:
 
 
 class TextStream:
-    """A text file written through a temporary file in its folder; ``commit`` fsyncs and renames it,
-    ``discard`` removes it (a failed export leaves no half-written index file)."""
+    """A text file written through a temporary file in its folder (:class:`misi_tasks._atomic.AtomicFile`);
+    ``commit`` fsyncs and renames it, ``discard`` removes it (a failed export leaves no half-written
+    index file)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        self._file = AtomicFile(path)
+        self.fh = open(self._file.tmp, "w", encoding="utf-8", newline="")
 
     def write(self, text: str) -> None:
         self.fh.write(text)
 
     def commit(self) -> Path:
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
         self.fh.close()
-        os.chmod(self.tmp, 0o644)
-        os.replace(self.tmp, self.path)
-        return self.path
+        return self._file.commit()
 
     def discard(self) -> None:
         if not self.fh.closed:
             self.fh.close()
-        if os.path.exists(self.tmp):
-            os.unlink(self.tmp)
+        self._file.discard()
 
 
 def image_name(item_id: str, k: int) -> str:

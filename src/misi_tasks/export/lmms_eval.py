@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from misi_tasks.export.files import ExportDir
-from misi_tasks.definitions.registry import TASK_CODES
+from misi_tasks.definitions.registry import task_codes
 
 __all__ = ["GROUP", "export_lmms_eval", "planned_names", "task_name"]
 
@@ -36,7 +36,7 @@ from misi_tasks.export.lmms_eval_utils import (  # noqa: F401
 
 def task_name(task: str) -> str:
     """lmms-eval task name, e.g. ``misi_t1_translation``."""
-    return f"misi_{TASK_CODES[task].lower()}_{task.replace('-', '_')}"
+    return f"misi_{task_codes()[task].lower()}_{task.replace('-', '_')}"
 
 
 def planned_names(tasks: Iterable[str]) -> list[str]:
@@ -52,9 +52,9 @@ def _q(text: str) -> str:
 def _task_yaml(task: str, split: str, dataset: Path, version: str, max_new_tokens: int) -> str:
     files = (dataset / "data" / task).resolve() / f"{split}-*.parquet"
     return "\n".join([
-        f"# misi task {TASK_CODES[task]} ({task}), written by misi-export (misi {version}) from {dataset.resolve()}",
+        f"# misi task {task_codes()[task]} ({task}), written by misi-export (misi {version}) from {dataset.resolve()}",
         f"task: {task_name(task)}",
-        f"task_alias: {_q(f'{TASK_CODES[task]} {task}')}",
+        f"task_alias: {_q(f'{task_codes()[task]} {task}')}",
         "dataset_path: parquet",
         "dataset_kwargs:",
         "  data_files:",

@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from misi_tasks.dataset import COLUMNS, DatasetError, list_splits, read_items
-from misi_tasks.definitions.registry import SPLITS, TASK_CODES, resolve_task
+from misi_tasks.definitions.registry import SPLITS, resolve_task, task_codes
 
 __all__ = ["iter_items_with_images", "parse_tasks", "select_items"]
 
@@ -52,7 +52,7 @@ def select_items(
                 kept.append(it)
         items = kept
     if not items:
-        present = ", ".join(f"{TASK_CODES[t]} {t} ({'/'.join(s)})" for t, s in list_splits(dataset).items())
+        present = ", ".join(f"{task_codes()[t]} {t} ({'/'.join(s)})" for t, s in list_splits(dataset).items())
         raise DatasetError(f"{dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
     return items, {it["id"] for it in all_items}, split
 

@@ -24,18 +24,18 @@ from typing import Any
 from misi_tasks.export.prompt import image_bytes, prompt_text, scale_png, split_options
 from misi_tasks.export.files import ExportDir, TextStream, image_name
 from misi_tasks.definitions.items import LETTERS
-from misi_tasks.definitions.registry import MC_TASKS, TASK_CODES
+from misi_tasks.definitions.registry import mc_tasks, task_codes
 
 __all__ = ["dataset_name", "export_vlmevalkit"]
 
 
 def dataset_name(task: str, split: str) -> str:
     """The VLMEvalKit dataset name (and TSV stem) of one task and split, e.g. ``MiSI_T1_test``."""
-    return f"MiSI_{TASK_CODES[task]}_{split}"
+    return f"MiSI_{task_codes()[task]}_{split}"
 
 
 def _columns(task: str) -> list[str]:
-    mc = list(LETTERS) if task in MC_TASKS else []
+    mc = list(LETTERS) if task in mc_tasks() else []
     return ["index", "misi_id", "image", "image_path", "question", *mc, "answer", "category", "task_code", "split"]
 
 
@@ -56,7 +56,7 @@ def _row(index: int, item: Mapping[str, Any], max_image_px: int | None) -> dict[
         "image": repr([base64.b64encode(p).decode("ascii") for p in pngs]),
         "image_path": repr([_cache_name(item["id"], k, png) for k, png in enumerate(pngs)]),
         "question": stem if options else prompt_text(item),
-        "answer": item["answer"], "category": item["task"], "task_code": TASK_CODES[item["task"]],
+        "answer": item["answer"], "category": item["task"], "task_code": task_codes()[item["task"]],
         "split": item["split"],
     }
     row.update(zip(LETTERS, options))

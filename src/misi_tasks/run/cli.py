@@ -24,13 +24,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks._cli import new_parser, run
 from misi_tasks.dataset import DatasetError
 from misi_tasks.definitions.registry import SPLITS
 from misi_tasks.run.client import ChatClient, RetryPolicy
 from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
 from misi_tasks.run.runner import RunStats, run_items
 from misi_tasks.run.store import PredictionStore, StoreError
-from misi_tasks.version import package_version
 
 __all__ = ["build_parser", "main"]
 
@@ -38,14 +38,13 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-run``."""
     doc = __doc__ or ""
-    p = argparse.ArgumentParser(
-        prog="misi-run", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Query a vision-language model through the OpenAI chat-completions API and write its "
-                    "replies as predictions for misi-eval.",
-        epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:").replace("``", ""),
+    p = new_parser(
+        "misi-run",
+        "Query a vision-language model through the OpenAI chat-completions API and write its "
+        "replies as predictions for misi-eval.",
+        epilog=doc[doc.index("Examples::"):].replace("Examples::", "examples:").replace("``", ""), raw=True,
     )
     p.add_argument("dataset", type=Path, help="misi dataset folder (holding data/)")
-    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
     p.add_argument("--model", required=True, help="model name as the server knows it")
     p.add_argument("--out", required=True, type=Path, help="predictions file (JSONL); appended to and resumed")
@@ -114,11 +113,8 @@ def _summary(stats: RunStats, already: int, args: argparse.Namespace) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``misi-run``; return the exit status."""
     args = build_parser().parse_args(argv)
-    try:
-        return _main(args)
-    except KeyboardInterrupt:  # before the run started: nothing to save
-        print(f"\nmisi-run: interrupted; rerun the same command to resume from {args.out}", file=sys.stderr)
-        return 130
+    return run("misi-run", lambda: _main(args),  # an interrupt before the run started: nothing to save
+               interrupted=f"interrupted; rerun the same command to resume from {args.out}")
 
 
 def _main(args: argparse.Namespace) -> int:

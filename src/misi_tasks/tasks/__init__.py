@@ -1,5 +1,9 @@
-"""The nine task generators.  Importing anything from this package registers all of them in
-:data:`~misi_tasks.tasks.base.GENERATORS` (the package imports its generator modules)."""
+"""The task generators.  Importing anything from this package registers all of them in
+:data:`~misi_tasks.tasks.base.GENERATORS`: the package imports every module it holds, so a new
+generator module needs no import here."""
+
+import importlib
+import pkgutil
 
 from misi_tasks.tasks.base import GENERATORS, GenContext, TaskGenerator, TaskSkipped, get_task
 from misi_tasks.tasks.choice import RotationRotationTask, TranslationRotationTask
@@ -23,3 +27,6 @@ __all__ = [
     "InteractionLocationTask",
     "PocketLigandTask",
 ]
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")

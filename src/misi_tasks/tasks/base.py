@@ -17,9 +17,10 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from misi_render import RenderOptions
-from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.items import OPTIONS_MARK, Item
 from misi_tasks.definitions.registry import SPECS, resolve_task, task_spec
 from misi_tasks.definitions.taskspec import TaskSpec
+from misi_tasks.tasks.prompts import conventions, image_list
 from misi_tasks.tasks.scene import Scene
 from misi_tasks.tasks.seeding import rng_for
 
@@ -52,19 +53,25 @@ class GenContext:
 class TaskGenerator:
     """Base of the task generators.
 
-    A subclass declares ``name`` (a registry name) and implements :meth:`make_items`.  Everything
+    A subclass declares its spec (``spec_class``, or its registry ``name``) and implements
+    :meth:`make_items`.  Everything
     else about its task (parameters and their defaults, counts, prompt, answer form) is the task's
     spec (:mod:`misi_tasks.definitions.taskspec`): ``TaskGenerator(**params)`` builds that spec with
     ``params`` overriding its defaults, and the generator samples from ``self.spec``.
     """
 
     name: ClassVar[str] = ""
+    #: The task's spec class; a subclass declares this or ``name`` (the other is derived).
+    spec_class: ClassVar[type[TaskSpec] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("spec_class") is not None:
+            cls.name = cls.spec_class.name
         if cls.name:
             if cls.name not in SPECS:
                 raise ValueError(f"{cls.__name__}: {cls.name!r} is not a task name")
+            cls.spec_class = SPECS[cls.name]
             GENERATORS[cls.name] = cls
 
     def __init__(self, **params: Any) -> None:
@@ -96,10 +103,28 @@ class TaskGenerator:
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         raise NotImplementedError
 
-    def prompt(self, **fields: Any) -> str:
-        """An item's prompt: what its images show (:mod:`misi_tasks.tasks.prompts`) around the
-        spec's question and answer format."""
+    #: What the images show of the complex (the first sentence of every prompt).
+    shows: ClassVar[str] = "the ligand bound in its protein pocket"
+
+    def image_descriptions(self, **fields: Any) -> list[str]:
+        """What each image of an item shows, in order (the prompt's image list); each task says it."""
         raise NotImplementedError
+
+    def preamble(self, **fields: Any) -> str:
+        """The complex and the drawing conventions (:func:`misi_tasks.tasks.prompts.conventions`);
+        ``fields`` give ``pdb_id`` and the label fields ``chains`` and ``numbered``."""
+        labels = {k: fields[k] for k in ("chains", "numbered") if k in fields}
+        return conventions(fields["pdb_id"], what=self.shows, **labels)
+
+    def prompt(self, **fields: Any) -> str:
+        """An item's prompt, the same scaffold for every task: the preamble, the image list, the
+        spec's question (:meth:`TaskSpec.ask` gets every field), the options mark for a
+        multiple-choice task, and the spec's answer sentence."""
+        parts = [self.preamble(**fields), image_list(self.image_descriptions(**fields)), self.spec.ask(**fields)]
+        if self.spec.multiple_choice:
+            parts.append(OPTIONS_MARK)
+        parts.append(self.spec.answer_sentence())
+        return " ".join(parts)
 
     def new_item(self, scene: Scene, ctx: GenContext, index: int, **fields: Any) -> Item:
         meta = fields.pop("metadata", {})

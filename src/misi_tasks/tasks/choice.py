@@ -13,10 +13,10 @@ import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
 from misi_tasks.definitions.answers import Command, Move, Roll, format_commands
-from misi_tasks.definitions.items import OPTIONS_MARK, Item
+from misi_tasks.definitions.items import Item
 from misi_tasks.tasks.commands import sequence_motion
 from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
-from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
+from misi_tasks.tasks.prompts import VIEWS3
 from misi_tasks.tasks.base import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -135,20 +135,14 @@ class TranslationRotationTask(PairChoiceTask):
 
     name = "translation-rotation"
 
-    def prompt(self, pdb_id: str, other_id: str, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, **lab),
-            f"A second complex, {other_id.upper()}, is drawn with the same conventions.",
-            image_list(
-                [f"{pdb_id.upper()} {v}" for v in VIEWS3]
+    def preamble(self, *, other_id: str, **fields) -> str:
+        return f"{super().preamble(**fields)} A second complex, {other_id.upper()}, is drawn with the same conventions."
+
+    def image_descriptions(self, *, pdb_id: str, other_id: str, **fields):
+        return ([f"{pdb_id.upper()} {v}" for v in VIEWS3]
                 + [f"{pdb_id.upper()} front view after a move (along x or y) followed by a roll about its centre"]
                 + [f"{other_id.upper()} {v}" for v in VIEWS3]
-                + ["option A", "option B", "option C", "option D (front views)"]
-            ),
-            self.spec.ask(pdb_id=pdb_id, other_id=other_id),
-            OPTIONS_MARK,
-            self.spec.answer_sentence(),
-        ])
+                + ["option A", "option B", "option C", "option D (front views)"])
 
     def sample_pair(self, rng):
         d = int(rng.choice(list(self.spec.distances())))
@@ -169,17 +163,9 @@ class RotationRotationTask(PairChoiceTask):
 
     name = "rotation-rotation"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, **lab),
-            image_list(
-                VIEWS3 + ["the front view after two rolls about different axes through the centre, one after the other",
-                          "option A", "option B", "option C", "option D (front views)"]
-            ),
-            self.spec.ask(),
-            OPTIONS_MARK,
-            self.spec.answer_sentence(),
-        ])
+    def image_descriptions(self, **fields):
+        return VIEWS3 + ["the front view after two rolls about different axes through the centre, one after the other",
+                         "option A", "option B", "option C", "option D (front views)"]
 
     def sample_pair(self, rng):
         a1, a2 = rng.choice(["x", "y", "z"], size=2, replace=False)

@@ -27,7 +27,6 @@ from misi_tasks.definitions.answers import Docking, Move, Roll
 from misi_tasks.definitions.docking import EQUIVALENT_RMSD_A
 from misi_tasks.definitions.items import Item
 from misi_tasks.tasks.commands import command_motion
-from misi_tasks.tasks.prompts import conventions, image_list
 from misi_tasks.tasks.base import GenContext, TaskGenerator
 from misi_tasks.tasks.scene import Scene
 
@@ -90,17 +89,12 @@ class DockingTask(TaskGenerator):
 
     name = "docking"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, what="a protein pocket and its ligand, which has been taken out of the pocket", **lab),
-            image_list(
-                ["the pocket alone, front view", "the pocket alone, left view", "the pocket alone, top view",
-                 "the displaced ligand alone, front view", "the displaced ligand alone, left view",
-                 "the displaced ligand alone, top view", "pocket and displaced ligand together, front view"]
-            ),
-            self.spec.ask(),
-            self.spec.answer_sentence(),
-        ])
+    shows = "a protein pocket and its ligand, which has been taken out of the pocket"
+
+    def image_descriptions(self, **fields):
+        return ["the pocket alone, front view", "the pocket alone, left view", "the pocket alone, top view",
+                "the displaced ligand alone, front view", "the displaced ligand alone, left view",
+                "the displaced ligand alone, top view", "pocket and displaced ligand together, front view"]
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
         c = scene.complex

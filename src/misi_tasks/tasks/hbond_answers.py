@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from misi_geom import Complex, HBond, hbond_pairs
+from misi_geom.residues import residue_number
 from misi_tasks.definitions.answers import BondList, bond_t4, bond_t9
 
 __all__ = ["format_t4", "format_t9", "t4_bonds", "t9_bonds"]
@@ -30,7 +31,7 @@ __all__ = ["format_t4", "format_t9", "t4_bonds", "t9_bonds"]
 
 def t9_bonds(bonds: Sequence[HBond], c: Complex) -> BondList:
     """T9 answer: every pocket–ligand bond as :func:`~misi_tasks.definitions.answers.bond_t9` text."""
-    return BondList(tuple(bond_t9(str(c.res_name[i]), f"{c.res_id[i]}{c.ins_code[i]}", str(c.atom_name[i]),
+    return BondList(tuple(bond_t9(str(c.res_name[i]), residue_number(c, i), str(c.atom_name[i]),
                                   str(c.chain_id[i]), str(c.atom_name[j]))
                           for i, j in hbond_pairs(bonds, c)), with_yes=False)
 

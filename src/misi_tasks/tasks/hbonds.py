@@ -21,28 +21,20 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from misi_geom import SIX_VIEWS, hbond_pairs
-from misi_tasks.definitions.answers import Move, format_commands, residue_label
+from misi_geom.residues import residue_label, residue_number
+from misi_tasks.definitions.answers import Move, format_commands
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
-from misi_tasks.definitions.items import OPTIONS_MARK
-from misi_tasks.tasks.prompts import VIEWS6, conventions, image_list, one_residue_labels_text
+from misi_tasks.tasks.prompts import VIEWS6, conventions, one_residue_labels_text
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
-__all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys", "HARD_NEGATIVE_CUTOFF"]
-
-#: Hard negatives have a heavy atom within this distance (Å) of a ligand heavy atom.
-HARD_NEGATIVE_CUTOFF = 4.5
-
-
-def _res_num(c, i: int) -> str:
-    """Residue number with insertion code, as answers write it (``"184A"``)."""
-    return f"{c.res_id[i]}{c.ins_code[i]}"
+__all__ = ["ResidueLigandTask", "InteractionLocationTask", "PocketLigandTask", "t8_decoys"]
 
 
 def _pairs_metadata(c, pairs) -> list[dict]:
     return [
         {"pocket_atom": int(i), "ligand_atom": int(j), "res_name": str(c.res_name[i]),
-         "res_id": _res_num(c, i), "chain": str(c.chain_id[i]) or "?",
+         "res_id": residue_number(c, i), "chain": str(c.chain_id[i]) or "?",
          "pocket_atom_name": str(c.atom_name[i]), "ligand_atom_name": str(c.atom_name[j]),
          "distance": round(float(np.linalg.norm(c.coord[i] - c.coord[j])), 3)}
         for i, j in pairs
@@ -54,14 +46,12 @@ class ResidueLigandTask(TaskGenerator):
 
     name = "residue-ligand"
 
-    def prompt(self, pdb_id: str, residue: str, **lab) -> str:
+    def preamble(self, *, pdb_id: str, residue: str, **lab) -> str:
         labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
-        return " ".join([
-            conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels),
-            image_list(VIEWS6),
-            self.spec.ask(residue=residue),
-            self.spec.answer_sentence(),
-        ])
+        return conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels)
+
+    def image_descriptions(self, **fields):
+        return VIEWS6
 
     def _candidates(self, scene: Scene):
         c = scene.complex
@@ -76,7 +66,7 @@ class ResidueLigandTask(TaskGenerator):
         pool = "any"
         if self.spec.hard_negatives:
             dist = cKDTree(c.coord[heavy & c.is_ligand]).query(c.coord, k=1)[0]
-            near = set(np.unique(c.res_index[pocket_heavy & (dist <= HARD_NEGATIVE_CUTOFF)]).tolist())
+            near = set(np.unique(c.res_index[pocket_heavy & (dist <= self.spec.hard_negative_cutoff_A)]).tolist())
             hard = [r for r in negatives if r in near]
             negatives, pool = (hard, "hard") if hard else (negatives, "any (no hard negative)")
         return positives, negatives, bonded_pairs, pool
@@ -122,8 +112,10 @@ def _move_text(dx: int, dy: int) -> str:
     return format_commands([Move("x", dx), Move("y", dy)])
 
 
-def t8_decoys(dx: int, dy: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """Three distinct decoy moves: (1) a sign flip, (2) a magnitude change, (3) both."""
+def t8_decoys(dx: int, dy: int, rng: np.random.Generator, *, max_step: int = 3,
+              attempts: int = 50) -> list[tuple[int, int]]:
+    """Three distinct decoy moves: (1) a sign flip, (2) a magnitude change by 1 .. ``max_step``,
+    (3) both; each drawn up to ``attempts`` times (``max_step``: the T8 spec's ``decoy_max_step``)."""
     def flip(v):
         comps = [k for k, x in enumerate(v) if x != 0]
         out = list(v)
@@ -134,13 +126,13 @@ def t8_decoys(dx: int, dy: int, rng: np.random.Generator) -> list[tuple[int, int
     def grow(v):
         out = list(v)
         k = int(rng.integers(2))
-        step = int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 or abs(out[k]) <= 3 else -1)
+        step = int(rng.integers(1, max_step + 1)) * (1 if rng.random() < 0.5 or abs(out[k]) <= max_step else -1)
         out[k] = (out[k] + step * (1 if out[k] >= 0 else -1)) if out[k] else step * int(rng.choice([-1, 1]))
         return tuple(out)
 
     truth, decoys = (dx, dy), []
     for make in (flip, grow, lambda v: grow(flip(v))):
-        for _ in range(50):
+        for _ in range(attempts):
             cand = make(truth)
             if cand != truth and cand != (0, 0) and cand not in decoys:
                 decoys.append(cand)
@@ -155,9 +147,8 @@ class InteractionLocationTask(TaskGenerator):
 
     name = "interaction-location"
 
-    def prompt(self, pdb_id: str, bond: str, **lab) -> str:
-        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(bond=bond), OPTIONS_MARK,
-                         self.spec.answer_sentence()])
+    def image_descriptions(self, **fields):
+        return VIEWS6
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex
@@ -173,9 +164,10 @@ class InteractionLocationTask(TaskGenerator):
                 continue
             answers.add((dx, dy))
             chain = str(c.chain_id[i])
-            bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], _res_num(c, i))} "
+            bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], residue_number(c, i))} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
-            options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(dx, dy, rng)]
+            options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(
+                dx, dy, rng, max_step=self.spec.decoy_max_step)]
             # the bond's two atoms: their labels first, and no other label may hide them
             key = np.zeros(len(c), dtype=bool)
             key[[i, j]] = True
@@ -207,8 +199,8 @@ class PocketLigandTask(TaskGenerator):
 
     name = "pocket-ligand"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([conventions(pdb_id, **lab), image_list(VIEWS6), self.spec.ask(), self.spec.answer_sentence()])
+    def image_descriptions(self, **fields):
+        return VIEWS6
 
     def make_items(self, scene, ctx, rng):
         c = scene.complex

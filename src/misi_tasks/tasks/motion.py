@@ -22,7 +22,7 @@ from misi_render import RenderOptions
 from misi_tasks.definitions.answers import Command, Move, Roll
 from misi_tasks.definitions.items import Item
 from misi_tasks.tasks.commands import command_motion
-from misi_tasks.tasks.prompts import VIEWS3, conventions, image_list
+from misi_tasks.tasks.prompts import VIEWS3
 from misi_tasks.tasks.base import GenContext, TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -80,13 +80,8 @@ class TranslationTask(SingleMotionTask):
 
     name = "translation"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, **lab),
-            image_list(VIEWS3 + ["the front view after the complex was moved along one axis"]),
-            self.spec.ask(),
-            self.spec.answer_sentence(),
-        ])
+    def image_descriptions(self, **fields):
+        return VIEWS3 + ["the front view after the complex was moved along one axis"]
 
     def frame(self, scene):  # room for the largest move: every atom stays in frame after it
         return scene.frame_for(margin_A=self.spec.max_distance)
@@ -105,13 +100,8 @@ class RotationTask(SingleMotionTask):
 
     name = "rotation"
 
-    def prompt(self, pdb_id: str, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, **lab),
-            image_list(VIEWS3 + ["the front view after the complex was turned about one axis through its centre"]),
-            self.spec.ask(),
-            self.spec.answer_sentence(),
-        ])
+    def image_descriptions(self, **fields):
+        return VIEWS3 + ["the front view after the complex was turned about one axis through its centre"]
 
     def sample_commands(self, scene, ctx, rng):
         values = np.array(self.spec.angles())
@@ -164,13 +154,8 @@ class ZoomingTask(SingleMotionTask):
     def prompt_fields(self, scene: Scene) -> dict:
         return {"pdb_id": scene.pdb_id, "distance_A": round(scene.frame.distance, 1), **scene.label_fields()}
 
-    def prompt(self, pdb_id: str, distance_A: float, **lab) -> str:
-        return " ".join([
-            conventions(pdb_id, **lab),
-            image_list(VIEWS3 + ["the front view after the complex was moved toward you along Z"]),
-            self.spec.ask(distance_A=distance_A),
-            self.spec.answer_sentence(),
-        ])
+    def image_descriptions(self, **fields):
+        return VIEWS3 + ["the front view after the complex was moved toward you along Z"]
 
     def _allowed(self, scene: Scene, d: int) -> bool:
         p = self.spec

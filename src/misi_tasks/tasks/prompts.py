@@ -4,7 +4,8 @@ Every prompt states the PDB id, what each image shows, the colour, label and axi
 (built here), then the task's question and answer format with examples, rendered by the task's
 spec (:meth:`misi_tasks.definitions.taskspec.TaskSpec.ask`,
 :meth:`~misi_tasks.definitions.taskspec.TaskSpec.answer_sentence`) from the same numbers the generator
-samples from, and asks for the answer alone.  Each generator's ``prompt`` method puts them together.
+samples from, and asks for the answer alone.  :meth:`misi_tasks.tasks.base.TaskGenerator.prompt` puts them
+together; a task says only what its images show (``image_descriptions``) and, if it must, its preamble.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import numpy as np
 from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
 from misi_render import RenderedView, RenderOptions, encode_png, moved_front_frame, render_views
 from misi_render.labels import pocket_has_chains, with_unique_ligand_labels
-from misi_tasks.definitions.answers import residue_label
+from misi_geom.residues import atom_residue_label
 
 __all__ = ["Scene"]
 
@@ -87,9 +87,7 @@ class Scene:
 
     def residue_label(self, i: int) -> str:
         """The label of atom ``i``'s residue as the images show it (``"ASP 29"`` or ``"ASP 29 A"``)."""
-        c = self.complex
-        return residue_label(str(c.res_name[i]), f"{c.res_id[i]}{c.ins_code[i]}",
-                             str(c.chain_id[i]) if self.residue_chain else None)
+        return atom_residue_label(self.complex, i, self.residue_chain)
 
     def label_fields(self) -> dict:
         """Prompt fields describing this scene's labels (see :func:`misi_tasks.tasks.prompts.conventions`)."""

@@ -9,19 +9,17 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from misi_tasks.version import package_version
+from misi_tasks._cli import new_parser, run
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-view``."""
-    p = argparse.ArgumentParser(prog="misi-view", description="Write a static HTML gallery of a misi dataset.")
-    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    p = new_parser("misi-view", "Write a static HTML gallery of a misi dataset.")
     p.add_argument("dataset", type=Path, help="dataset folder (holding data/)")
     p.add_argument("--out", type=Path, required=True, help="site folder (new, empty, or an earlier misi-view site)")
     p.add_argument("--per-task", type=int, default=20, metavar="N", help="items shown per task (default 20)")
@@ -43,14 +41,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.per_task < 1:
         parser.error(f"--per-task must be at least 1, got {args.per_task}")
-    try:
+
+    def body() -> int:
         summary = build_site(args.dataset, args.out, per_task=args.per_task, predictions=args.predictions,
                              seed=args.seed, pick=args.pick)
-    except (DatasetError, PredictionsError, ValueError, OSError) as exc:
-        print(f"misi-view: error: {exc}", file=sys.stderr)
-        return 2
-    print(summary.format())
-    return 0
+        print(summary.format())
+        return 0
+
+    return run("misi-view", body, errors=(DatasetError, PredictionsError, ValueError, OSError),
+               interrupted="interrupted; run the same command again to finish the site")
 
 
 if __name__ == "__main__":  # pragma: no cover

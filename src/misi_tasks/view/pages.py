@@ -14,23 +14,25 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from misi_tasks.definitions.registry import DEFAULT_SPECS, TASK_CODES
+from misi_tasks.definitions.registry import default_specs, task_codes
 
 __all__ = [
     "ItemView",
     "Prediction",
-    "TASK_BLURBS",
     "TaskView",
     "index_page",
     "item_page",
     "item_page_name",
     "metadata_block",
     "report_table",
+    "task_blurb",
     "task_page",
 ]
 
-#: One line per task for the index cards: what is asked and the form of the answer (from its spec).
-TASK_BLURBS: dict[str, str] = {name: spec.blurb() for name, spec in DEFAULT_SPECS.items()}
+def task_blurb(task: str) -> str:
+    """One line for a task's cards and pages: what is asked and an example answer ("" if unknown)."""
+    spec = default_specs().get(task)
+    return spec.blurb() if spec is not None else ""
 
 
 @dataclass
@@ -114,7 +116,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
     """The site's front page: one card per task with counts, a thumbnail strip and a link."""
     cards = []
     for tv in tasks:
-        code = TASK_CODES.get(tv.task, "?")
+        code = task_codes().get(tv.task, "?")
         counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
         strip = "".join(_img(f"img/{iv.small[0]}", f"{iv.row['id']} {iv.row['image_roles'][0]}",
                              link=f"{tv.task}/{iv.page}") for iv in tv.items[:6] if iv.small)
@@ -126,7 +128,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
             f"<section class=\"card\" id=\"{escape(tv.task)}\">\n"
             f"<h2><a href=\"{escape(tv.task)}/index.html\"><span class=\"code\">{code}</span> "
             f"{escape(tv.task)}</a></h2>\n"
-            f"<p class=\"blurb\">{escape(TASK_BLURBS.get(tv.task, ''))}</p>\n"
+            f"<p class=\"blurb\">{escape(task_blurb(tv.task))}</p>\n"
             f"<p class=\"counts\">{sum(tv.counts.values())} items: {escape(counts)}</p>\n"
             f"<div class=\"strip\">{strip}</div>\n{score}\n"
             f"<p><a href=\"{escape(tv.task)}/index.html\">{len(tv.items)} items shown &rarr;</a></p>\n"
@@ -173,7 +175,7 @@ def task_page(tv: TaskView, title: str) -> str:
     """A task's page: each shown item as a card — images in order labelled by role, the question
     (folded), the options, the answer and the model's reply, parsed answer and score — linking to
     its item page (large images, metadata)."""
-    code = TASK_CODES.get(tv.task, "?")
+    code = task_codes().get(tv.task, "?")
     cards = []
     for iv in tv.items:
         row = iv.row
@@ -199,7 +201,7 @@ def task_page(tv: TaskView, title: str) -> str:
     counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
     body = (f"<header><p><a href=\"../index.html\">&larr; {escape(title)}</a></p>"
             f"<h1><span class=\"code\">{code}</span> {escape(tv.task)}</h1>"
-            f"<p class=\"blurb\">{escape(TASK_BLURBS.get(tv.task, ''))}</p>"
+            f"<p class=\"blurb\">{escape(task_blurb(tv.task))}</p>"
             f"<p class=\"counts\">{len(tv.items)} of {sum(tv.counts.values())} items shown ({escape(counts)})</p>"
             f"</header>\n<main class=\"items\">\n" + "\n".join(cards) + "\n</main>")
     return _page(f"{code} {tv.task} — {title}", body, "../")
@@ -284,7 +286,7 @@ def _option_role(role: str) -> str | None:
 def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | None) -> str:
     """An item's page: images by role, question, options, answer, prediction and metadata."""
     row = iv.row
-    code = TASK_CODES.get(row["task"], "?")
+    code = task_codes().get(row["task"], "?")
     roles = list(row["image_roles"])
     figures, option_img = [], {}
     for k, role in enumerate(roles):

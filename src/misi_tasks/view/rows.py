@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import task_names
 
 __all__ = ["POOL_FACTOR", "choose_items", "iter_images", "read_images", "row_groups"]
 
@@ -67,7 +67,7 @@ def choose_items(
     for it in items:
         by_task.setdefault(it["task"], []).append(it["id"])
     out: dict[str, list[str]] = {}
-    for task in sorted(by_task, key=lambda t: (TASK_NAMES.index(t) if t in TASK_NAMES else 99, t)):
+    for task in sorted(by_task, key=lambda t: (task_names().index(t) if t in task_names() else 99, t)):
         ids = sorted(by_task[task])
         rng = random.Random(f"{seed}:{task}")
         if group_of is not None and len(ids) > POOL_FACTOR * per_task:

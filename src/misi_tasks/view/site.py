@@ -24,7 +24,7 @@ from pathlib import Path
 
 from misi_tasks.dataset import DatasetError, read_items
 from misi_tasks.eval.prediction_formats import load_predictions
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import task_names
 from misi_tasks.eval.report import summarize
 from misi_tasks.eval.score import score_item
 from misi_tasks._atomic import atomic_write_bytes
@@ -73,7 +73,7 @@ def _check_out_dir(out: Path) -> None:
 
 def _prune(out: Path, keep: set[Path]) -> None:
     """Remove pages and thumbnails of an earlier build that this build did not write."""
-    folders = [out / "img", *(out / t for t in TASK_NAMES)]
+    folders = [out / "img", *(out / t for t in task_names())]
     for folder in folders:
         if folder.is_dir():
             for f in folder.iterdir():

@@ -1,0 +1,213 @@
+"""What runs in a worker process: its set-up (render kernels compiled once per machine, a quiet
+garbage collector, the image allocator), loading one complex, and generating one complex's units.
+
+Process-wide state, one per worker process, named here: :data:`_PARTNER_CACHE` (the last few
+complexes loaded, so that T5's partners are not loaded again for every complex) and
+:data:`_WARM` (this process has loaded the kernels).  Neither changes what a job produces.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import signal
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from misi_geom import MisiInputError
+from misi_geom.errors import printable
+from misi_render import RenderOptions, warm_up
+from misi_tasks.definitions.items import Item
+from misi_tasks.engine._malloc import image_maker_memory
+from misi_tasks.engine.card_figures import heavy_atoms
+from misi_tasks.engine.provenance import save_provenance
+from misi_tasks.engine.units import WorkDir
+from misi_tasks.tasks import GenContext, TaskSkipped, get_task
+from misi_tasks.tasks.decoys import warm_up_ssim
+from misi_tasks.tasks.scene import Scene
+
+if TYPE_CHECKING:
+    from misi_tasks.engine.config import GenerateConfig
+
+__all__ = ["check_complex", "generate_items", "init_worker", "process_complex", "scene_loader", "warm_up_once"]
+
+#: (complex source, render options) -> Scene: the last few complexes this worker loaded
+_PARTNER_CACHE: dict[tuple, Any] = {}
+
+
+def scene_loader(dirs: dict[str, Any], settings: RenderOptions):
+    def load(cid: str):
+        key = (dirs[cid], settings)
+        if key not in _PARTNER_CACHE:
+            if len(_PARTNER_CACHE) > 4:
+                _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
+            loaded = dirs[cid].load()  # a misi_geom.inputs source
+            _PARTNER_CACHE[key] = Scene(loaded.complex, settings, provenance=loaded.provenance)
+        return _PARTNER_CACHE[key]
+
+    return load
+
+
+_WARM = False  # this process has loaded (or compiled) the render kernels
+
+
+def _compile_lock_path() -> Path:
+    """The lock file that lets one process at a time compile the kernels into numba's cache.
+
+    Beside the cache when ``NUMBA_CACHE_DIR`` is set, else in the temporary folder, named after
+    the package folder whose ``__pycache__`` numba then uses (one lock per cache).
+    """
+    import misi_render
+    from numba.core.config import CACHE_DIR
+
+    pkg = str(Path(misi_render.__file__).resolve().parent)
+    if CACHE_DIR:
+        return Path(CACHE_DIR) / "misi-compile.lock"
+    tag = hashlib.sha256(pkg.encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"misi-compile-{os.getuid() if hasattr(os, 'getuid') else 0}-{tag}.lock"
+
+
+def _load_kernels() -> None:
+    warm_up()
+    warm_up_ssim()
+
+
+def warm_up_once(block: bool = True) -> bool:
+    """Load the numba kernels (render, decoy check), compiling them only if no other process is doing so.
+
+    Kernels are compiled under an exclusive lock (:func:`_compile_lock_path`), so on a cold cache
+    the first worker compiles them and writes numba's cache while the others wait and then load
+    the cache, instead of every worker compiling the same kernels at once.  With ``block=False`` a
+    worker that finds the lock taken returns False at once (it can load complexes meanwhile) and
+    warms up later with ``block=True``.  Returns True once the kernels are loaded in this process.
+    """
+    global _WARM
+    if _WARM:
+        return True
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        _load_kernels()
+        _WARM = True
+        return True
+    path = _compile_lock_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:  # no place for a lock: every worker compiles for itself, as numba would
+        _load_kernels()
+        _WARM = True
+        return True
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        _load_kernels()
+        _WARM = True
+        return True
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def init_worker() -> None:
+    """Load the render kernels once per worker (numba cache) before the first complex, unless
+    another worker is compiling them (then this one loads complexes and warms up before its first
+    complex, see :func:`warm_up_once`).  Ctrl-C is left to the parent (one line, no traceback
+    per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warm_up_once(block=False)
+    _quiet_gc()
+    image_maker_memory()  # reuse the per-image buffers, in 4 kB pages (engine/_malloc.py)
+
+
+def _quiet_gc() -> None:
+    """Take the worker's start-up objects (modules, numba, RDKit, pyarrow) out of the garbage
+    collector's sight and let it run less often: a worker makes many short-lived containers per
+    image, and the collector's passes over the imported heap cost about 3 % of a worker's CPU
+    (perf: gc_collect_main and its visitors 6.7 % -> 3.7 % of samples).  Nothing a worker makes
+    depends on when the collector runs."""
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
+
+
+def _one_line(exc: BaseException, where: Path | str) -> str:
+    """An exception as one line: a MisiInputError as it is, anything else with its type and place."""
+    if isinstance(exc, MisiInputError):
+        return str(exc)
+    text = " ".join(str(exc).split())
+    return printable(f"{where}: unexpected {type(exc).__name__}{': ' + text if text else ''}")
+
+
+def _where(source: Any) -> Path | str:
+    """The place a complex is read from, for messages: its folder, else its id."""
+    return getattr(source, "path", None) or getattr(source, "id", source)
+
+
+def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
+    """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
+    or (id, one-line reason it cannot be used, None)."""
+    cid, source, settings = args
+    try:
+        scene = scene_loader({cid: source}, settings)(cid)
+    except OSError:
+        raise  # a full disk or a vanished input folder stops the run (and it resumes)
+    except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
+        return cid, _one_line(exc, _where(source)), None
+    return cid, None, heavy_atoms(scene.source)
+
+
+def process_complex(args: tuple) -> dict[str, Any]:
+    """Generate every requested task for one complex and write its units; returns a report."""
+    cfg, cid, split, dirs, partner_ids = args
+    warm_up_once()
+    try:
+        return _generate_units(cfg, cid, split, dirs, partner_ids)
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        return {"complex": cid, "error": _one_line(exc, _where(dirs[cid])), "skips": {}}
+
+
+def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
+                    partner_ids: tuple[str, ...]) -> dict[str, Any]:
+    work = WorkDir(cfg.out_dir)
+    todo = [t for t in cfg.tasks if not work.has_intact_unit(cid, t)]  # checked: see engine/units.py
+    report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
+    if not todo:
+        return report
+    load = scene_loader(dirs, cfg.settings)
+    scene = load(cid)
+    save_provenance(cfg.out_dir, cid, scene.provenance)
+    ctx = GenContext(seed=cfg.seed, split=split, settings=cfg.settings,
+                     partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
+    for task in todo:
+        gen = get_task(task)(**cfg.task_params.get(task, {}))
+        try:
+            items = gen.generate(scene, ctx)
+            why = None
+        except TaskSkipped as exc:
+            items, why = [], str(exc)
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. a T5 partner that fails: this task only
+            items, why = [], _one_line(exc, dirs[cid])
+        if why:
+            report["skips"][task] = why
+        work.write_unit(cid, task, items, why)
+    return report
+
+
+def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "test",
+                   partners: dict | None = None, keep_renders: bool = True) -> dict[str, list[Item]]:
+    """Generate items for one in-memory :class:`~misi_tasks.tasks.scene.Scene` (for tests and notebooks).
+
+    ``partners`` maps complex ids to scenes that T5 may use as its second complex.  MC items are
+    returned in canonical order (correct option first, before letter assignment).
+    """
+    partners = partners or {}
+    ctx = GenContext(seed=seed, split=split, settings=scene.settings, partner_ids=tuple(sorted(partners)),
+                     partner=partners.__getitem__, keep_renders=keep_renders)
+    return {t: get_task(t)().generate(scene, ctx) for t in tasks}
