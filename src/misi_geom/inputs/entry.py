@@ -43,7 +43,7 @@ class LigandSelection:
 
     >>> s = LigandSelection.parse("atp:B:501")
     >>> s, str(s)
-    (LigandSelection(res_name='ATP', chain='B', res_id=501, ins_code=''), 'ATP:B:501')
+    (LigandSelection(res_name='ATP', chain='B', res_id=501, ins_code='', peptide=False), 'ATP:B:501')
     >>> str(LigandSelection.parse("X6L"))
     'X6L'
     """
