@@ -33,6 +33,7 @@ def _bad_input_argv(script: str, tmp: Path) -> list[str]:
         "misi-view": [missing, "--out", str(tmp / "site")],
         "misi-export": [missing, "--to", "jsonl", "--out", str(tmp / "export")],
         "misi-run": [missing, "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", str(tmp / "p.jsonl")],
+        "misi-interactions": [missing],
     }[script]
 
 

@@ -84,7 +84,17 @@ def _annotate_from_mol2(lig: Complex, mol2: Path) -> Complex:
     xyz = np.array([a[2] for a in atoms])
     elem = [normalize_element(a[1].split(".")[0]) for a in atoms]
     elem = np.array(["H" if e == "D" else e for e in elem])
-    match = _match_mol2_atoms(lig, elem, xyz, _mol2_bonds(mol2, len(atoms)))
+    bonds = _mol2_bonds(mol2, len(atoms))
+    first = {}  # an atom line repeated exactly is one atom (the ligand reader drops the copy too)
+    same = np.array([first.setdefault((e, *np.round(p, 4).tolist()), k) for k, (e, p) in enumerate(zip(elem, xyz))])
+    if (same != np.arange(len(atoms))).any():
+        keep = np.flatnonzero(same == np.arange(len(atoms)))
+        new_index = np.full(len(atoms), -1)
+        new_index[keep] = np.arange(len(keep))
+        bonds = np.unique(np.sort(new_index[same[bonds]], axis=1), axis=0) if len(bonds) else bonds
+        bonds = bonds[bonds[:, 0] != bonds[:, 1]] if len(bonds) else bonds
+        atoms, xyz, elem = [atoms[k] for k in keep], xyz[keep], elem[keep]
+    match = _match_mol2_atoms(lig, elem, xyz, bonds)
     if match is None:
         return lig
     names, types, res = lig.atom_name.astype(object), lig.atom_type.astype(object), lig.res_name.astype(object)

@@ -24,6 +24,8 @@ Validation (each a one-line :class:`~misi_geom.errors.MisiInputError` naming the
 - names must be UTF-8 text: a PDB atom, residue or chain name with other bytes is an error; a mol2
   file with such atom names is skipped for the SDF beside it (and its names are not used);
 - every residue needs a number;
+- a ligand atom repeated exactly (same element at the same coordinates, in a mol2 or an SDF) is
+  removed, keeping the first and its bonds (:func:`_drop_duplicate_atoms`);
 - duplicated atom records (same chain, residue number, insertion code, residue name, atom name,
   alt-loc *and* coordinates) are removed, keeping the first: a repeated line would otherwise list
   every H-bond twice and hide a real bond.  Same-named atoms at other coordinates are kept (two
@@ -45,6 +47,7 @@ reports failures instead.
 from __future__ import annotations
 
 import errno
+import glob
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -304,9 +307,42 @@ def read_ligand(path: str | Path, *, sanitize: bool | None = None, pdb_id: str =
                 break
         if mol is None or mol.GetNumAtoms() == 0:
             raise MisiInputError(path, "RDKit cannot read a molecule from this file")
+        mol = _drop_duplicate_atoms(mol)
         return ligand_complex(path, mol, pdb_id), mol
     except UnicodeDecodeError:
         raise MisiInputError(path, "an atom or molecule name is not UTF-8 text") from None
+
+
+def _drop_duplicate_atoms(mol):
+    """``mol`` without atoms that repeat an earlier one exactly (same element, same coordinates to
+    1e-4 Å: no two atoms sit there); the first copy keeps the bonds either copy had.  The same Mol
+    when there is none (the usual case)."""
+    if mol.GetNumConformers() == 0:
+        return mol
+    xyz = np.round(np.asarray(mol.GetConformer().GetPositions()), 4)
+    first: dict[tuple, int] = {}
+    dup: dict[int, int] = {}
+    for a in mol.GetAtoms():
+        key = (a.GetAtomicNum(), *xyz[a.GetIdx()].tolist())
+        if key in first:
+            dup[a.GetIdx()] = first[key]
+        else:
+            first[key] = a.GetIdx()
+    if not dup:
+        return mol
+    from rdkit import Chem
+
+    rw = Chem.RWMol(mol)
+    for b in mol.GetBonds():
+        i, j = b.GetBeginAtomIdx(), b.GetEndAtomIdx()
+        i2, j2 = dup.get(i, i), dup.get(j, j)
+        if (i2, j2) != (i, j) and i2 != j2 and rw.GetBondBetweenAtoms(i2, j2) is None:
+            rw.AddBond(i2, j2, b.GetBondType())
+    for idx in sorted(dup, reverse=True):
+        rw.RemoveAtom(idx)
+    out = rw.GetMol()
+    out.UpdatePropertyCache(strict=False)
+    return out
 
 
 def ligand_complex(path: Path, mol, pdb_id: str) -> Complex:
@@ -356,13 +392,14 @@ def _read_ligand_any(folder: Path, pdb_id: str, fmt: LigandFormat) -> tuple[Comp
     return read_ligand_candidates(files, pdb_id=pdb_id, names_from=folder / f"{pdb_id}_ligand.mol2")
 
 
-def read_ligand_candidates(files: list[Path], *, pdb_id: str = "", names_from: Path | None = None
-                           ) -> tuple[Complex, object, Path]:
+def read_ligand_candidates(files: list[Path], *, pdb_id: str = "", names_from: Path | None = None,
+                           notes: list[str] | None = None) -> tuple[Complex, object, Path]:
     """Read the first of ``files`` that RDKit parses: every file sanitised, then every file unsanitised.
 
     ``names_from`` is a mol2 file whose atom names, SYBYL types and residue names are given to the
     ligand when it holds the same atoms (:func:`_annotate_from_mol2`).  Returns the ligand, its RDKit
-    Mol and the file it came from.
+    Mol and the file it came from.  When that is not ``files[0]``, a line saying why ``files[0]`` was
+    passed over is appended to ``notes`` (a complex's warnings), e.g. a mol2 whose names are not UTF-8.
     """
     errors = []
     for sanitize in (True, False):
@@ -371,9 +408,13 @@ def read_ligand_candidates(files: list[Path], *, pdb_id: str = "", names_from: P
                 lig, mol = read_ligand(f, sanitize=sanitize, pdb_id=pdb_id)
                 if names_from is not None and names_from.is_file():
                     lig = _annotate_from_mol2(lig, names_from)
-                return lig, mol, f
             except MisiInputError as exc:
                 errors.append(exc.problem)
+                continue
+            if notes is not None and f != files[0]:
+                notes.append(f"ligand read from {f.name}, not {files[0].name}: {files[0].name} "
+                             f"{'; '.join(dict.fromkeys(errors))}")
+            return lig, mol, f
     raise MisiInputError(files[0], f"ligand unreadable in every format ({'; '.join(dict.fromkeys(errors))})")
 
 
@@ -476,8 +517,9 @@ def find_complex_dirs(root: str | Path) -> list[Path]:
         raise MisiInputError(root, "input folder not found")
 
     def is_complex(d: Path) -> bool:
-        return any(d.glob(f"{d.name}_ligand.*")) or any(d.glob(f"{d.name}_pocket.*")) or any(
-            d.glob(f"{d.name}_protein.*")
+        name = glob.escape(d.name)  # a folder "a[1]" is found by its own name
+        return any(d.glob(f"{name}_ligand.*")) or any(d.glob(f"{name}_pocket.*")) or any(
+            d.glob(f"{name}_protein.*")
         )
 
     if is_complex(root):

@@ -66,10 +66,22 @@ def atomic_path(path: Path, *, fsync: bool = True) -> Iterator[Path]:
     target = AtomicFile(path)
     try:
         yield target.tmp
-    except BaseException:
+    except BaseException as exc:
         target.discard()
+        _name_the_file(exc, path)
         raise
-    target.commit(fsync=fsync)
+    try:
+        target.commit(fsync=fsync)
+    except OSError as exc:
+        _name_the_file(exc, path)
+        raise
+
+
+def _name_the_file(exc: BaseException, path: Path) -> None:
+    """Raise a failed write's ``OSError`` again with ``path`` as its file name when it has none
+    (a full disk raises ``ENOSPC`` from ``write`` without a name); return for anything else."""
+    if isinstance(exc, OSError) and exc.filename is None:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
@@ -78,10 +90,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
         tmp.write_bytes(data)
 
 
-def remove_temp_files(folder: Path) -> list[Path]:
-    """Delete the temporary files an interrupted (``kill -9``) write left under ``folder``."""
+def remove_temp_files(folder: Path, recursive: bool = True) -> list[Path]:
+    """Delete the temporary files an interrupted (``kill -9``) write left under ``folder`` (in it
+    only, when not ``recursive``)."""
     removed = []
-    for path in folder.rglob(".*.tmp") if folder.is_dir() else ():
+    for path in (folder.rglob if recursive else folder.glob)(".*.tmp") if folder.is_dir() else ():
         if _TEMP_RE.match(path.name) and path.is_file():
             path.unlink()
             removed.append(path)

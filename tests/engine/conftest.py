@@ -55,3 +55,36 @@ def descendants(root: int) -> dict[int, str]:
                 found[child] = cmd[child]
                 frontier.append(child)
     return found
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def s3(monkeypatch):
+    """A real S3 API on loopback (moto's server, in a thread) with an empty bucket ``misi``; fsspec's
+    ``s3://`` URLs reach it through ``AWS_ENDPOINT_URL`` (read by botocore).  Yields a boto3 client."""
+    pytest.importorskip("s3fs", reason="s3fs is not installed: pip install s3fs")
+    server_mod = pytest.importorskip("moto.server", reason='moto is not installed: pip install "moto[server]"')
+    import boto3
+    import s3fs
+
+    port = _free_port()
+    server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    for var, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                       ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", endpoint)):
+        monkeypatch.setenv(var, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    s3fs.S3FileSystem.clear_instance_cache()
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    client.create_bucket(Bucket="misi")
+    yield client
+    s3fs.S3FileSystem.clear_instance_cache()
+    server.stop()

@@ -83,14 +83,14 @@ def test_wrong_smiles_is_a_one_line_error(data):
         read_entry_ligand(data / "4cwb_entry.cif.gz", "X6L", smiles="CO")
 
 
-def test_without_smiles_rdkit_perceives_bond_orders_of_a_protonated_ligand_with_a_warning(tmp_path):
-    """2pyy (bundled): its pocket plus its mol2 ligand, hydrogens included, written as one PDB entry
-    with the ligand as HETATM residue LIG; RDKit's perception must find the mol2's chemistry."""
+def _entry_of_bundled_complex(cid: str, out: Path) -> Path:
+    """A bundled complex's pocket plus its mol2 ligand, hydrogens included, written as one PDB entry
+    with the ligand as HETATM residue LIG."""
     import gemmi
 
-    folder = sample_root() / "2pyy"
-    mol2 = Chem.MolFromMol2File(str(folder / "2pyy_ligand.mol2"), removeHs=False)
-    st = gemmi.read_structure(str(folder / "2pyy_pocket.pdb"))
+    folder = sample_root() / cid
+    mol2 = Chem.MolFromMol2File(str(folder / f"{cid}_ligand.mol2"), removeHs=False)
+    st = gemmi.read_structure(str(folder / f"{cid}_pocket.pdb"))
     res = gemmi.Residue()
     res.name, res.seqid, res.het_flag = "LIG", gemmi.SeqId(999, " "), "H"
     for a, xyz in zip(mol2.GetAtoms(), mol2.GetConformer().GetPositions()):
@@ -99,8 +99,28 @@ def test_without_smiles_rdkit_perceives_bond_orders_of_a_protonated_ligand_with_
         at.pos = gemmi.Position(*map(float, xyz))
         res.add_atom(at)
     st[0][0].add_residue(res)
-    st.write_pdb(str(tmp_path / "2pyy_entry.pdb"))
-    got = FileSource("2pyy", protein=tmp_path / "2pyy_entry.pdb", selection=LigandSelection("LIG")).load()
+    st.write_pdb(str(out))
+    return out
+
+
+def test_a_large_ligand_without_smiles_is_refused_at_once_asking_for_its_smiles(tmp_path, capsys):
+    """2w9r's ligand (87 heavy atoms, hydrogens included) selected by name: RDKit's perception of it
+    ran for minutes; misi-gen --check now lists it as failed in one line that asks for the SMILES."""
+    from misi_geom.inputs.bond_orders import MAX_PERCEIVE_HEAVY_ATOMS
+    from misi_tasks.engine.cli import main
+
+    entry = _entry_of_bundled_complex("2w9r", tmp_path / "2w9r_entry.pdb")
+    assert main(["--input", str(entry), "--ligand", "LIG", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "87 heavy atoms, too many for RDKit to perceive bond orders" in out
+    assert f"(at most {MAX_PERCEIVE_HEAVY_ATOMS}); give the ligand's SMILES" in out
+
+
+def test_without_smiles_rdkit_perceives_bond_orders_of_a_protonated_ligand_with_a_warning(tmp_path):
+    """2pyy (bundled) as one PDB entry: RDKit's perception must find the mol2's chemistry."""
+    folder = sample_root() / "2pyy"
+    got = FileSource("2pyy", protein=_entry_of_bundled_complex("2pyy", tmp_path / "2pyy_entry.pdb"),
+                     selection=LigandSelection("LIG")).load()
     prov = got.provenance
     assert prov["bond_orders"] == "rdDetermineBonds"
     assert len(prov["warnings"]) == 1 and "rdDetermineBonds" in prov["warnings"][0]

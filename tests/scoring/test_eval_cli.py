@@ -22,7 +22,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def _report(capsys, tmp_path: Path, *argv: str) -> dict:
     out_json = tmp_path / "report.json"
-    code, out, err = _run(capsys, *argv, "--out-json", out_json)
+    code, out, err = _run(capsys, *argv, "--out-json", out_json, "--overwrite")  # reruns replace the report
     assert code == 0, err
     return json.loads(out_json.read_text())
 

@@ -39,7 +39,7 @@ def _check(capsys, out: Path) -> None:
     assert sum(c["items"] for c in columns.values()) == len(items)
     for name, col in columns.items():
         assert (col["score_pct"], col["exact_pct"]) == (100.0, 100.0), name
-    assert eval_main(["--dataset", str(out), "--baseline", "random", "--out-json", str(report)]) == 0
+    assert eval_main(["--dataset", str(out), "--baseline", "random", "--out-json", str(report), "--overwrite"]) == 0
     assert all(c["unparseable"] == 0 for c in json.loads(report.read_text())["columns"].values())
     capsys.readouterr()
 

@@ -11,6 +11,10 @@ orders and formal charges then come from, in this order of preference:
 
 A ligand without hydrogens and without a SMILES has no reliable bond orders (RDKit's perception
 then returns cumulenes and radicals); :func:`perceive_bond_orders` refuses it with a one-line error.
+So does a ligand of more than :data:`MAX_PERCEIVE_HEAVY_ATOMS` heavy atoms: RDKit's search grows
+exponentially with the atoms whose valence is open (2w9r's 87-heavy-atom ligand held a CPU for
+minutes at one charge).  The limit is a size, not a time, so a run's output never depends on the
+speed of the machine.
 """
 
 from __future__ import annotations
@@ -21,11 +25,14 @@ import numpy as np
 
 from misi_geom.errors import MisiInputError
 
-__all__ = ["mol_from_atoms", "assign_from_smiles", "perceive_bond_orders", "PERCEIVE_CHARGES", "partial_hydrogens", "mark_template_orders",
-           "carbons_missing_hydrogens"]
+__all__ = ["mol_from_atoms", "assign_from_smiles", "perceive_bond_orders", "PERCEIVE_CHARGES",
+           "MAX_PERCEIVE_HEAVY_ATOMS", "partial_hydrogens", "mark_template_orders", "carbons_missing_hydrogens"]
 
 #: Total charges tried, in order, by :func:`perceive_bond_orders`.
 PERCEIVE_CHARGES: tuple[int, ...] = (0, 1, -1, 2, -2)
+#: Heavy atoms above which :func:`perceive_bond_orders` refuses and asks for a SMILES (drug-like
+#: ligands have 20-50; see the module docs).
+MAX_PERCEIVE_HEAVY_ATOMS = 64
 
 
 def mol_from_atoms(elements: list[str], coord: np.ndarray):
@@ -188,8 +195,9 @@ def carbons_missing_hydrogens(mol) -> int:
 def perceive_bond_orders(mol, path: str | Path, label: str):
     """Bond orders and charges by RDKit's ``DetermineBondOrders``; returns ``(mol, warnings)``.
 
-    Needs explicit hydrogens on the ligand; raises :class:`MisiInputError` without them or when no
-    total charge in :data:`PERCEIVE_CHARGES` gives a radical-free molecule.
+    Needs explicit hydrogens on the ligand; raises :class:`MisiInputError` without them, for more than
+    :data:`MAX_PERCEIVE_HEAVY_ATOMS` heavy atoms, or when no total charge in :data:`PERCEIVE_CHARGES`
+    gives a radical-free molecule.
     """
     from rdkit import Chem, RDLogger
     from rdkit.Chem import Descriptors, rdDetermineBonds
@@ -203,6 +211,11 @@ def perceive_bond_orders(mol, path: str | Path, label: str):
         raise MisiInputError(path, f"{label}: holds only some of its hydrogens ({n_h}; {bare} carbon atoms lack "
                                    "theirs, e.g. only the polar ones are given), so RDKit cannot perceive its "
                                    "bond orders; give the ligand's SMILES (manifest column smiles or --smiles)")
+    heavy = sum(a.GetAtomicNum() > 1 for a in mol.GetAtoms())
+    if heavy > MAX_PERCEIVE_HEAVY_ATOMS:
+        raise MisiInputError(path, f"{label}: {heavy} heavy atoms, too many for RDKit to perceive bond orders "
+                                   f"in reasonable time (at most {MAX_PERCEIVE_HEAVY_ATOMS}); give the ligand's "
+                                   "SMILES (manifest column smiles or --smiles)")
     RDLogger.DisableLog("rdApp.*")
     try:
         for charge in PERCEIVE_CHARGES:

@@ -15,6 +15,7 @@ __all__ = [
     "is_structure_file",
     "is_ligand_file",
     "read_text",
+    "require_file",
     "sha256_file",
     "stem_id",
 ]
@@ -61,10 +62,21 @@ def stem_id(path: str | Path) -> str:
     return p.with_suffix("").name
 
 
+def require_file(path: Path) -> None:
+    """Raise a one-line :class:`MisiInputError` unless ``path`` is a regular file: "file not found",
+    or what is there instead (a folder, a device such as ``/dev/null``, a pipe)."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise MisiInputError(path, "is a folder, not a file")
+    if path.exists():
+        raise MisiInputError(path, "is not a regular file (a device, pipe or socket)")
+    raise MisiInputError(path, "file not found")
+
+
 def read_text(path: Path) -> str:
     """The text of ``path``, decompressed when it ends in ``.gz``; one-line errors."""
-    if not path.is_file():
-        raise MisiInputError(path, "file not found")
+    require_file(path)
     try:
         if path.suffix.lower() == ".gz":
             with gzip.open(path, "rt", errors="replace") as fh:

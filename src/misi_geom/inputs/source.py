@@ -38,7 +38,7 @@ from misi_geom.residues import residue_label, residue_number
 from misi_geom.inputs.bond_orders import assign_from_smiles, mark_template_orders, partial_hydrogens
 from misi_geom.inputs.covalent import covalent_links, declared_links, relink_bond_orders
 from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
-from misi_geom.inputs.files import base_suffix, sha256_file
+from misi_geom.inputs.files import base_suffix, require_file, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
     MAX_LIGAND_GAP,
@@ -150,7 +150,7 @@ class FileSource:
             warnings += entry.warnings
             lig_path, mol = self.protein, entry.mol
         else:
-            ligand, mol, lig_path = self._read_ligand_file()
+            ligand, mol, lig_path = self._read_ligand_file(warnings)
             bond_orders = "file"
             if base_suffix(lig_path) == ".pdbqt":  # the SMILES was applied while reading
                 bond_orders = "smiles template"
@@ -189,10 +189,9 @@ class FileSource:
             prov["covalent"] = covalent
         return LoadedComplex(c, prov)
 
-    def _read_ligand_file(self):
+    def _read_ligand_file(self, warnings: list[str]):
         path = self.ligand
-        if not path.is_file():
-            raise MisiInputError(path, "file not found")
+        require_file(path)
         if self.pose is not None or path.suffix.lower() == ".gz" or base_suffix(path) == ".pdbqt":
             lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id, smiles=self.smiles)
             return lig, mol, path
@@ -201,7 +200,8 @@ class FileSource:
         # a PDBbind pair: read as the folder loader does (mol2 first, then SDF; names from the mol2)
         mol2, sdf = path.with_suffix(".mol2"), path.with_suffix(".sdf")
         files = [path] + [p for p in (mol2, sdf) if p != path and p.is_file() and path.stem.endswith("_ligand")]
-        return read_ligand_candidates(files, pdb_id=self.id, names_from=mol2 if mol2.is_file() else None)
+        return read_ligand_candidates(files, pdb_id=self.id, names_from=mol2 if mol2.is_file() else None,
+                                      notes=warnings)
 
     # --- provenance --------------------------------------------------------------------------------
     def _name(self, path: Path | None) -> str:

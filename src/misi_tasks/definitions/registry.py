@@ -45,7 +45,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the base imports this module to register its subclasses
     from misi_tasks.definitions.taskspec import TaskSpec
@@ -53,8 +53,6 @@ if TYPE_CHECKING:  # the base imports this module to register its subclasses
 __all__ = [
     "SPECS",
     "SPLITS",
-    "SplitName",
-    "TaskName",
     "code_ranges",
     "code_to_task",
     "default_spec",
@@ -76,19 +74,6 @@ __all__ = [
 ]
 # Also TASK_CODES, TASK_NAMES, CODE_TO_TASK, MC_TASKS and DEFAULT_SPECS, derived on access (module
 # __getattr__) for readers of the old constants; not in __all__, which names defined objects only.
-
-TaskName = Literal[
-    "translation",
-    "rotation",
-    "zooming",
-    "residue-ligand",
-    "translation-rotation",
-    "rotation-rotation",
-    "docking",
-    "interaction-location",
-    "pocket-ligand",
-]
-SplitName = Literal["train", "test"]
 
 #: Dataset split names.
 SPLITS: tuple[str, ...] = ("train", "test")

@@ -17,6 +17,7 @@ Exit status: 0 done, 2 bad arguments, input or output folder, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import json
 import os
@@ -26,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from misi_tasks._cli import EXIT_FAILED, CliError, new_parser, run
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
-from misi_tasks.engine.remote import RemoteError, check_url, download_input, is_url, stage_dir, upload_output
+from misi_tasks.engine.remote import (RemoteError, check_url, download_input, is_url, stage_dir, staged_version,
+                                     upload_output)
 from misi_tasks.definitions.registry import paper_tasks, resolve_task, task_names, task_spec
 
 if TYPE_CHECKING:
@@ -184,7 +186,7 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], dict[str, dict[
 
 
 def _config(args: argparse.Namespace, input_dir: Path, tasks: tuple[str, ...],
-            params: dict[str, dict[str, Any]]) -> "GenerateConfig":
+            params: dict[str, dict[str, Any]], input_version: str | None = None) -> "GenerateConfig":
     """The run's :class:`~misi_tasks.engine.generate.GenerateConfig` from the checked arguments."""
     from misi_tasks.engine.generate import GenerateConfig
 
@@ -192,7 +194,7 @@ def _config(args: argparse.Namespace, input_dir: Path, tasks: tuple[str, ...],
         input_dir=input_dir, out_dir=args.out, tasks=tasks, split=args.split, seed=args.seed, size=args.size,
         projection=args.projection, style=args.style, workers=args.workers, limit=args.limit, tiny=args.tiny,
         task_params=params, ligand=args.ligand, smiles=args.smiles, poses=args.poses, backend=args.backend,
-        ray_address=args.ray_address, overwrite=args.overwrite,
+        ray_address=args.ray_address, overwrite=args.overwrite, input_version=input_version,
     )
 
 
@@ -207,11 +209,12 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
             check_url(remote_out)
         input_dir = (download_input(remote_in, stage / "input") if remote_in and stage
                      else Path(args.input) if args.input else sample_root())
+        input_version = staged_version(remote_in, stage / "input") if remote_in and stage else None
     except (RemoteError, OSError) as exc:
         raise CliError(" ".join(str(exc).split())) from None
     if args.check:
         return _check(input_dir, args)
-    cfg = _config(args, input_dir, tasks, params)
+    cfg = _config(args, input_dir, tasks, params, input_version)
     if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
         image_maker_memory()
     try:
@@ -219,6 +222,8 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
     except NoComplexLoaded as exc:  # the usual summary, with every complex's reason, then the error
         print(exc.summary.format())
         raise CliError(str(exc), status=EXIT_FAILED) from None
+    except OSError as exc:
+        raise CliError(_os_error(exc, cfg.out_dir)) from None
     print(summary.format())
     if cfg.tiny:
         for (task, split), n in sorted(summary.items.items()):
@@ -235,12 +240,21 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
     return 0
 
 
+def _os_error(exc: OSError, out: Path) -> str:
+    """One line for a failed read or write: the file and why; for a full disk, what to do."""
+    where = exc.filename or out
+    if exc.errno == errno.ENOSPC:
+        return (f"{where}: no space left on the device; free some space (or choose another --out) and run the "
+                "same command again: it resumes, the work so far is kept")
+    return f"{where}: {exc.strerror}" if exc.strerror else " ".join(str(exc).split())
+
+
 def _check(path: Path, args: argparse.Namespace) -> int:
     """``--check``: print the table of :func:`misi_tasks.inputs.check_inputs`; 0 if all load, else 1."""
     from misi_tasks.inputs import check_inputs, discover_inputs, format_check_table
 
     plan = discover_inputs(path, ligand=args.ligand, smiles=args.smiles, poses=args.poses)  # errors: main's run
-    rows = check_inputs(plan.limited(args.limit), args.split)
+    rows = check_inputs(plan.limited(args.limit), args.split, progress=not args.quiet)
     print(format_check_table(rows))
     return 0 if rows and all(r.ok for r in rows) else 1
 

@@ -22,7 +22,7 @@ FAILURES_FILE = "failures.txt"
 #: Config fields that only say where and how a run executes, not what it produces.
 _NOT_IN_FINGERPRINT = ("workers", "out_dir", "input_dir", "overwrite", "backend", "ray_address")
 #: Input options that, left unset, are left out of the fingerprint (runs from before them keep theirs).
-_OPTIONAL_INPUT_FIELDS = ("ligand", "smiles", "poses")
+_OPTIONAL_INPUT_FIELDS = ("ligand", "smiles", "poses", "input_version")
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class GenerateConfig:
     ligand: str | None = None  # with a PDB/mmCIF input: RESNAME[:CHAIN[:RESNUM]] or a ligand file
     smiles: str | None = None  # with a PDB/mmCIF input: the ligand's bond-order template
     poses: int | None = None  # keep the first N poses of a multi-molecule ligand file
+    input_version: str | None = None  # a URL input's version (misi_tasks.engine.remote.staged_version)
     backend: str = "local"  # "local" (process pool) or "ray"; results do not depend on it
     ray_address: str | None = None  # with backend "ray": "auto", "ray://host:port" or None (start Ray here)
     overwrite: bool = False  # replace README.md, failures.txt, figures/ and data/ of a folder misi-gen did not write

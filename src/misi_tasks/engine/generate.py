@@ -51,7 +51,7 @@ def _plan(cfg: GenerateConfig):
     if cfg.limit is not None:
         ids = ids[: cfg.limit]
     if not ids:
-        if plan.kind != "folder" and plan.failures:
+        if plan.failures:
             raise ValueError("no usable complex: " + "; ".join(plan.failures.values()))
         raise ValueError(f"{cfg.input_dir}: no complex folders (expected <id>/<id>_ligand.mol2 or .sdf)")
     by_id = {cid: plan.sources[cid] for cid in ids}

@@ -1,14 +1,16 @@
 """The output folder's policy: a run writes only into an empty folder, a folder an earlier misi-gen
 run with the same arguments wrote (it resumes), or -- with ``overwrite`` -- replaces ``README.md``,
 ``failures.txt``, ``figures/`` and ``data/`` of any folder (other files are left alone).  A folder
-misi did not write, or wrote with other arguments, is refused with :class:`OutputFolderError`; a
-lock stops two runs writing one folder.  See :mod:`misi_tasks.engine.units` for the work folder
-beside it.
+misi did not write, or wrote with other arguments, is refused with :class:`OutputFolderError`
+before anything is created; a lock on the real folder (:meth:`misi_tasks.engine.units.WorkDir.lock`)
+stops two runs writing one folder, whatever paths (symlinks, bind mounts) name it.  See
+:mod:`misi_tasks.engine.units` for the work folder beside it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -30,19 +32,40 @@ class OutputFolderError(ValueError):
 
 
 def output_files(out: Path) -> tuple[list[Path], list[Path]]:
-    """(files a misi-gen run writes, other files) under ``out``."""
-    ours, other = [], []
-    for path in sorted(out.rglob("*")) if out.is_dir() else ():
-        if path.is_dir() and not path.is_symlink():
-            continue
-        rel = path.relative_to(out).parts
-        shard = len(rel) == 3 and rel[0] == "data" and rel[1] in task_names() and _SHARD_NAME_RE.match(rel[2])
-        figure = len(rel) == 2 and rel[0] == FIGURES_DIR and rel[1].endswith(".png")  # the card's figures
-        if shard or figure or rel in (("README.md",), (FAILURES_FILE,)) or rel[0] == ".misi-gen":
-            ours.append(path)
+    """(files a misi-gen run writes, other entries) under ``out``.
+
+    Only the places misi-gen writes are walked (``data/<task>/``, ``figures/``, the old ``.misi-gen/``);
+    any other entry of ``out`` is listed as it is, never descended into, so ``--out $HOME`` is
+    refused after one look at the folder, not a walk of the whole tree."""
+    ours: list[Path] = []
+    other: list[Path] = []
+    if not out.is_dir():
+        return ours, other
+    tasks = task_names()
+    for top in sorted(out.iterdir()):
+        name, real_dir = top.name, top.is_dir() and not top.is_symlink()
+        if name in ("README.md", FAILURES_FILE) and not real_dir:
+            ours.append(top)
+        elif name == ".misi-gen" and real_dir:
+            ours += sorted(p for p in top.rglob("*") if _not_a_folder(p))
+        elif name == FIGURES_DIR and real_dir:
+            for path in sorted(top.iterdir()):  # the card's figures
+                (ours if path.suffix == ".png" and _not_a_folder(path) else other).append(path)
+        elif name == "data" and real_dir:
+            for task in sorted(top.iterdir()):
+                if task.name not in tasks or not task.is_dir() or task.is_symlink():
+                    other.append(task)
+                    continue
+                for path in sorted(task.iterdir()):
+                    shard = _SHARD_NAME_RE.match(path.name) and _not_a_folder(path)
+                    (ours if shard else other).append(path)
         else:
-            other.append(path)
+            other.append(top)
     return ours, other
+
+
+def _not_a_folder(path: Path) -> bool:
+    return path.is_symlink() or not path.is_dir()
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
@@ -50,22 +73,16 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "; ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in keys[:3]) or "other input complexes"
 
 
-def prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_complexes: int) -> dict[str, Any]:
-    """Lock the output folder, check it may be written (module docs) and return the run state."""
+def _check_output(cfg: GenerateConfig, state: dict[str, Any], fingerprint: str, n_complexes: int) -> list[Path]:
+    """Raise :class:`OutputFolderError` if ``cfg.out_dir`` may not be written (module docs); else return
+    the files of an earlier run in it.  Reads only: it runs before anything is created."""
     out = cfg.out_dir
     if out.exists() and not out.is_dir():
         raise OutputFolderError(f"{out}: is a file, not a folder; --out must be a folder")
-    if not work.lock():
-        raise OutputFolderError(f"{out}: another misi-gen run is writing this folder (lock {work.root / 'lock'})")
-    state = work.load_state()
-    legacy = out / ".misi-gen"  # where earlier versions kept the work folder: migrated, then removed
-    if not state and (legacy / "state.json").is_file():
-        try:
-            state = json.loads((legacy / "state.json").read_text())
-        except (OSError, ValueError):
-            state = {}
+    if not Path(os.path.realpath(out)).name:
+        raise OutputFolderError(f"{out}: is the root folder; --out must be a folder of its own")
     ours, other = output_files(out)
-    written_by_misi = bool(state.get("fingerprint")) or legacy.is_dir()
+    written_by_misi = bool(state.get("fingerprint")) or (out / ".misi-gen").is_dir()
     described = {**cfg.describe(), "complexes": n_complexes}
     if (ours or other) and not written_by_misi and not cfg.overwrite:
         shown = ", ".join(str(p.relative_to(out)) for p in (ours + other)[:3]) + (", ..." if len(ours + other) > 3 else "")
@@ -75,17 +92,42 @@ def prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_compl
         raise OutputFolderError(f"{out}: holds a dataset generated with other arguments "
                                 f"({_differences(state.get('config', {}), described)}); choose another --out, "
                                 "or pass --overwrite to replace it")
+    return ours
+
+
+def _load_state(work: WorkDir, out: Path) -> dict[str, Any]:
+    state = work.load_state()
+    legacy = out / ".misi-gen"  # where earlier versions kept the work folder: migrated, then removed
+    if not state and (legacy / "state.json").is_file():
+        try:
+            state = json.loads((legacy / "state.json").read_text())
+        except (OSError, ValueError):
+            state = {}
+    return state
+
+
+def prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_complexes: int) -> dict[str, Any]:
+    """Check the output folder may be written (module docs), creating nothing until it may; then
+    create it, lock it (one run per real folder, whatever path names it) and return the run state."""
+    out = cfg.out_dir
+    _check_output(cfg, _load_state(work, out), fingerprint, n_complexes)
+    out.mkdir(parents=True, exist_ok=True)
+    if not work.lock():
+        raise OutputFolderError(f"{out}: another misi-gen run is writing this folder (lock {work.root / 'lock'})")
+    state = _load_state(work, out)  # again, under the lock: a run that finished meanwhile
+    ours = _check_output(cfg, state, fingerprint, n_complexes)
     if cfg.overwrite or state.get("fingerprint") != fingerprint:
         for path in ours:
             if path.is_file() or path.is_symlink():
                 path.unlink()
         work.clear_units()
-        state = {"fingerprint": fingerprint, "config": described, "shards_done": {}}
+        state = {"fingerprint": fingerprint, "config": {**cfg.describe(), "complexes": n_complexes},
+                 "shards_done": {}}
     work.save_state(state)
-    shutil.rmtree(legacy, ignore_errors=True)  # its units are not reused; the state now lives beside OUT
-    remove_temp_files(out)  # left by a run killed while writing
-    remove_temp_files(work.root)
-    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / ".misi-gen", ignore_errors=True)  # its units are not reused; the state now lives beside OUT
+    remove_temp_files(out, recursive=False)  # left by a run killed while writing (not in the user's folders)
+    for folder in (out / "data", out / FIGURES_DIR, work.root):
+        remove_temp_files(folder)
     return state
 
 

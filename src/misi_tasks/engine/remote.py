@@ -1,12 +1,20 @@
 """Inputs and outputs in object storage (``s3://``, ``gs://``, ...) through fsspec.
 
 Generation needs a real filesystem (atomic renames, a lock, resumable work units), so a URL is
-*staged*: ``--input URL`` is downloaded once into a local folder (files already there with the same
-size are kept, so a rerun downloads nothing), ``--out URL`` is generated into a local folder as any
+*staged*: ``--input URL`` is downloaded once into a local folder, ``--out URL`` is generated into a local folder as any
 run is, and only a completed dataset is uploaded, file by file, README.md last.  A rerun resumes
 from the staged folder and uploads the same bytes again.  The stage is ``--stage DIR`` (on a
 cluster, a shared filesystem every worker sees), by default a folder under ``~/.cache/misi/stage``
 named after the URLs.
+
+A staged input file is kept on a rerun only if the object store still describes it as when it was
+fetched: its *fingerprint* (what fsspec's listing gives: ETag, checksums, last-modified time,
+generation, size; see :func:`fingerprint`) is recorded beside the stage in ``.<name>.fetched.json``
+with the local copy's size and mtime.  A file whose fingerprint changed (an edited PDB keeps its size:
+fixed-width columns), whose local copy was touched, or whose store gives nothing but a size, is
+fetched again.  :func:`staged_version` sums the recorded fingerprints up: it is part of the run's
+fingerprint, so a rerun after the remote input changed does not report the old dataset as done; it
+is refused as "generated with other arguments" until ``--overwrite`` regenerates it from the new input.
 
 The remote output is protected like a local one: if it already holds files that are not the
 dataset's (another dataset, someone's own files), the upload is refused unless ``--overwrite``,
@@ -20,12 +28,16 @@ fsspec and the protocol's package (``s3fs``, ``gcsfs``, ...) are needed only whe
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RemoteError", "check_url", "download_input", "is_url", "published_files", "stage_dir", "upload_output"]
+__all__ = ["RemoteError", "check_url", "download_input", "fingerprint", "is_url", "published_files", "stage_dir",
+           "staged_version", "upload_output"]
 
 #: What misi-gen publishes in OUT (everything else there is its own or the user's).
 PUBLISHED = ("README.md", "failures.txt", "figures", "data")
@@ -55,6 +67,19 @@ def _fs(url: str) -> tuple[Any, str]:
     return fs, path.rstrip("/")
 
 
+@contextmanager
+def _store_errors(url: str) -> Iterator[None]:
+    """Turn whatever the store's driver raises (botocore's ``EndpointConnectionError`` for an
+    unreachable endpoint, access denied, ...) into one :class:`RemoteError` line naming ``url``."""
+    try:
+        yield
+    except RemoteError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - drivers raise their own exception types
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise RemoteError(f"{url}: {text[:300]}") from None
+
+
 def check_url(url: str) -> None:
     """Raise :class:`RemoteError` now if ``url``'s filesystem cannot be opened (no fsspec, unknown
     protocol, missing driver), so that a run never generates a dataset it cannot upload."""
@@ -70,23 +95,91 @@ def stage_dir(urls: list[str], stage: Path | None = None) -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "misi" / "stage" / f"{name}-{key}"
 
 
+#: fsspec ``info()`` keys (lower case, any part) that tell one version of an object from another.
+_VERSION_KEYS = re.compile(r"etag|checksum|md5|crc|sha|modified|mtime|created|updated|generation|version|size")
+
+
+def fingerprint(info: dict[str, Any]) -> dict[str, str] | None:
+    """What identifies this version of a remote file in fsspec's ``info()``: ETag, checksums,
+    modification time, generation and size, as strings; ``None`` when only the size is known (then
+    the file cannot be told from an edited one of the same size and is always fetched).
+
+    >>> fingerprint({"name": "b/x.pdb", "size": 10, "ETag": '"9a0364b9"', "type": "file"})
+    {'ETag': '"9a0364b9"', 'size': '10'}
+    >>> fingerprint({"name": "b/x.pdb", "size": 10}) is None
+    True
+    """
+    found = {k: str(v) for k, v in sorted(info.items())
+             if k not in ("name", "type") and _VERSION_KEYS.search(k.lower()) and v is not None}
+    return found if set(found) - {"size"} else None
+
+
+def _local_stamp(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
 def download_input(url: str, stage: Path) -> Path:
-    """Copy the file or folder at ``url`` to ``stage/<its name>`` (kept files of equal size are not
-    fetched again); return that local path, to use as ``--input``.  It keeps the URL's last name, so
-    the card's command line reads as it would for a local copy of the input."""
+    """Copy the file or folder at ``url`` to ``stage/<its name>``; return that local path, to use as
+    ``--input``.  A file already staged is fetched again unless its remote fingerprint and its local
+    size and mtime are those recorded when it was fetched (see the module docs).  The local path keeps
+    the URL's last name, so the card's command line reads as it would for a local copy of the input."""
+    with _store_errors(url):
+        return _download(url, stage)
+
+
+def _download(url: str, stage: Path) -> Path:
     fs, root = _fs(url)
+    fs.invalidate_cache()  # a listing cached by an earlier call in this process may be stale
     if not fs.exists(root):
         raise RemoteError(f"{url}: not found")
-    local = stage / (Path(root).name or "input")
-    pairs = [(root, local)] if fs.isfile(root) else [(r, local / r[len(root):].lstrip("/")) for r in sorted(fs.find(root))]
-    for remote, target in pairs:
-        if target.is_file() and target.stat().st_size == fs.size(remote):
+    name = Path(root).name or "input"
+    local = stage / name
+    if fs.isfile(root):
+        pairs = [(root, fs.info(root), local)]
+    else:
+        found = fs.find(root, detail=True)
+        pairs = [(r, found[r], local / r[len(root):].lstrip("/")) for r in sorted(found)]
+    record_path = stage / f".{name}.fetched.json"
+    try:
+        record = json.loads(record_path.read_text())
+    except (OSError, ValueError):
+        record = {}
+    fresh = {}
+    for remote, info, target in pairs:
+        key = target.relative_to(stage).as_posix()
+        fp = fingerprint(info)
+        seen = record.get(key)
+        if fp is not None and seen == {"remote": fp, "local": _local_stamp(target)}:
+            fresh[key] = seen
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.part")
         fs.get_file(remote, str(tmp))
         os.replace(tmp, target)
+        fresh[key] = {"remote": fp, "local": _local_stamp(target)}
+    for gone in set(record) - set(fresh):  # deleted from the store since: not part of the input any more
+        (stage / gone).unlink(missing_ok=True)
+    if fresh != record:
+        tmp = record_path.with_name(record_path.name + ".part")
+        tmp.write_text(json.dumps(fresh, indent=1, sort_keys=True))
+        os.replace(tmp, record_path)
     return local
+
+
+def staged_version(url: str, stage: Path) -> str:
+    """A short hash of the remote fingerprints of the input :func:`download_input` staged from ``url``
+    into ``stage`` (the same while the store's files are the same)."""
+    name = Path(_fs(url)[1]).name or "input"
+    try:
+        record = json.loads((stage / f".{name}.fetched.json").read_text())
+    except (OSError, ValueError):
+        record = {}
+    remote = {k: v.get("remote") for k, v in sorted(record.items())}
+    return hashlib.sha256(json.dumps(remote, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def published_files(out: Path) -> list[str]:
@@ -110,13 +203,19 @@ def upload_output(out: Path, url: str, overwrite: bool = False) -> list[str]:
     RemoteError
         If ``url`` holds files that are not this dataset's and ``overwrite`` is false.
     """
+    with _store_errors(url):
+        return _upload(out, url, overwrite)
+
+
+def _upload(out: Path, url: str, overwrite: bool) -> list[str]:
     fs, root = _fs(url)
     files = published_files(out)
     existing = [p[len(root):].lstrip("/") for p in fs.find(root)] if fs.exists(root) else []
     foreign = sorted(set(existing) - set(files))
     if foreign and not overwrite:
-        raise RemoteError(f"{url}: holds files that are not this dataset's (e.g. {foreign[0]}); "
-                          "choose another --out or pass --overwrite to replace everything under it")
+        raise RemoteError(f"{url}: holds files that are not this dataset's (e.g. {foreign[0]}); choose another "
+                          "--out, or pass --overwrite to replace the dataset's own files there (README.md, "
+                          "failures.txt, figures/, data/; other files are kept)")
     for rel in foreign:
         if rel.split("/", 1)[0] in PUBLISHED:
             fs.rm_file(f"{root}/{rel}")

@@ -14,7 +14,9 @@ unit whose bytes did not reach the disk fails its length/CRC-32 check
 generated again.  The units (the bulk: ~200 MB on a small
 run) are deleted when a run completes.  ``state.json`` holds the run fingerprint, the finished
 shards and, once complete, the run's summary; it is also what marks ``OUT`` as written by misi.
-``lock`` is held (``flock``) for the whole run, so two runs never write one folder.
+``lock`` is held (``flock``) for the whole run, so two runs never write one folder; the work folder
+is named after the output folder's real path (symlinks resolved), and the output folder itself is
+locked too, so two paths naming one folder (a symlink, a bind mount) share one lock.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
 __all__ = ["WorkDir", "work_dir_for"]
 
 def work_dir_for(out_dir: Path) -> Path:
-    """The work folder of output folder ``out_dir``: ``.<name>.misi-gen`` beside it."""
-    out = Path(os.path.abspath(out_dir))
+    """The work folder of output folder ``out_dir``: ``.<name>.misi-gen`` beside its real path."""
+    out = Path(os.path.realpath(out_dir))
     return out.parent / f".{out.name}.misi-gen"
 
 
@@ -42,28 +44,49 @@ class WorkDir:
     """The working folder of one output directory (beside it, see the module docs)."""
 
     def __init__(self, out_dir: Path) -> None:
+        self.out = Path(out_dir)
         self.root = work_dir_for(out_dir)
         self.state_path = self.root / "state.json"
         self._lock_fd: int | None = None
+        self._out_fd: int | None = None
 
     # --- lock ---------------------------------------------------------------------------------------
     def lock(self) -> bool:
-        """Take the run lock; False if another live process holds it.  Released on exit or kill."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        """Take the run lock; False if another live process holds it.  Released on exit or kill.
+
+        Two locks (``flock``): ``lock`` in the work folder, and the output folder itself when it
+        exists (a lock on its inode, so a bind mount naming it under another path shares it; no file
+        is created in it).  A filesystem that cannot lock a folder leaves the first lock alone."""
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX: no lock
-            self._lock_fd = fd
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
             return True
+        out_fd = None
+        if self.out.is_dir():
+            try:
+                out_fd = os.open(self.out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                fcntl.flock(out_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(out_fd)
+                return False
+            except OSError:  # e.g. a filesystem without folder locks
+                if out_fd is not None:
+                    os.close(out_fd)
+                out_fd = None
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
+            if out_fd is not None:
+                os.close(out_fd)
             return False
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        self._lock_fd = fd
+        self._lock_fd, self._out_fd = fd, out_fd
         return True
 
     @property
@@ -72,9 +95,10 @@ class WorkDir:
         return self._lock_fd is not None
 
     def unlock(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing releases the flock
-            self._lock_fd = None
+        for fd in (self._lock_fd, self._out_fd):
+            if fd is not None:
+                os.close(fd)  # closing releases the flock
+        self._lock_fd = self._out_fd = None
 
     # --- run state ------------------------------------------------------------------------------
     def load_state(self) -> dict[str, Any]:

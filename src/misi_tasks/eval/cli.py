@@ -13,6 +13,8 @@ and malformed lines stop the run with a one-line error naming the line; predicti
 outside ``--task``/``--split`` are ignored; items without a prediction score 0 and are reported.
 ``--predictions`` also takes VLMEvalKit result tables, lmms-eval sample logs and OpenAI Batch output,
 several files at once, detecting each file's format (:mod:`misi_tasks.eval.prediction_formats`).
+An output file (``--out-*``, ``--write-predictions``, ``--plot``, ``--html``) that already exists is
+refused before any scoring unless ``--overwrite``; files are written atomically.
 Exit status: 0 on success, 2 on bad input.
 """
 
@@ -25,6 +27,7 @@ from dataclasses import asdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from misi_tasks._atomic import atomic_write_bytes
 from misi_tasks._cli import new_parser, run
 from misi_tasks._mpl import MatplotlibMissing
 from misi_tasks.dataset import DatasetError, list_splits, read_items
@@ -61,12 +64,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="another model's JSONL predictions, scored on the same items and drawn beside (repeatable)")
     p.add_argument("--plot", type=Path, metavar="PNG", help="chart of the scores beside the paper's rows (misi[viz])")
     p.add_argument("--html", type=Path, metavar="FILE", help="HTML report: the chart and the tables (misi[viz])")
+    p.add_argument("--overwrite", action="store_true", help="replace output files that already exist")
     return p
 
 
+#: The options that name a file misi-eval writes.
+_OUTPUTS = ("out_json", "out_csv", "out_items", "write_predictions", "plot", "html")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output file that exists (a dataset's card, another report) unless ``--overwrite``."""
+    for name in _OUTPUTS:
+        path = getattr(args, name)
+        if path is not None and path.is_dir():
+            raise ValueError(f"--{name.replace('_', '-')} {path}: is a folder, not a file")
+        if path is not None and path.exists() and not args.overwrite:
+            raise ValueError(f"--{name.replace('_', '-')} {path}: exists; choose another file or pass --overwrite "
+                             "to replace it")
+
+
 def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def _paths_meta(paths: list[Path] | None) -> str | list[str] | None:
@@ -77,6 +95,7 @@ def _paths_meta(paths: list[Path] | None) -> str | list[str] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     tasks = None
     if args.task:
         tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]

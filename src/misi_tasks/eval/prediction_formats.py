@@ -97,8 +97,8 @@ def _first_object(path: Path) -> dict[str, Any] | None:
                 if line.strip():
                     obj = json.loads(line)
                     return obj if isinstance(obj, dict) else None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return None  # the format's reader names the problem
     except OSError as exc:
         raise PredictionsError(f"{path}: cannot read predictions ({exc})") from None
     return None
@@ -184,6 +184,8 @@ def _json_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise PredictionsError(f"{path}:{lineno}: malformed line, not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise PredictionsError(f"{path}:{lineno}: malformed line, JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise PredictionsError(f"{path}:{lineno}: malformed line, expected a JSON object")
         yield f"{path}:{lineno}", obj
@@ -202,8 +204,8 @@ def _lmms_eval_json(path: Path) -> list[Any] | None:
     """The ``logs`` of an older lmms-eval sample file (one JSON document per task), else None."""
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None  # not lmms-eval's document: the JSON-lines readers name the problem
     logs = data.get("logs") if isinstance(data, dict) else None
     if isinstance(logs, list) and all(isinstance(x, dict) and "doc_id" in x for x in logs):
         return logs

@@ -11,6 +11,7 @@ Examples::
 Every format uses misi's one prompt builder, so the prompts match misi-run and each other. Default
 split: train for llamafactory, all for jsonl, else test (when the dataset has one). Files of an
 earlier export in --out are refused unless --overwrite; nothing else in the folder is touched.
+An --out inside the dataset folder (whose files ``hf upload`` would publish) is refused unless --overwrite.
 Exit status: 0 written, 2 bad input.
 """
 
@@ -70,6 +71,10 @@ def export(args: argparse.Namespace) -> list[str]:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    dataset, out = args.dataset.resolve(), args.out.resolve()
+    if (out == dataset or dataset in out.parents) and not args.overwrite:
+        raise ValueError(f"--out {args.out}: is inside the dataset {args.dataset} (hf upload would publish the "
+                         "export with it); choose a folder outside it, or pass --overwrite")
     split = args.split or _DEFAULT_SPLIT.get(args.to)
     items, _, split = select_items(args.dataset, parse_tasks(args.task), split, args.limit)
     pairs = list(dict.fromkeys((it["task"], it["split"]) for it in items))

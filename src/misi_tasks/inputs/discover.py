@@ -6,6 +6,11 @@
   (``RESNAME[:CHAIN[:RESNUM]]``; ``RESNAME:*`` and ``all`` give one complex per copy/ligand;
   ``chain:ID`` a peptide ligand) or a ligand file (one complex per pose of a multi-molecule file);
   the complex id is the file name without its suffixes.
+
+A folder or file name that cannot become an item id and a gallery page name (control characters
+such as tab or newline, quotes, ``<``, ``>``, a backquote: :func:`unusable_id`) is refused in one
+line: listed among the failures (a folder), or an error (a single entry); manifests check their
+ids themselves (:mod:`misi_tasks.inputs.manifest`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,43 @@ from misi_geom.inputs import ComplexSource, FolderSource, is_structure_file, ste
 from misi_tasks.inputs.manifest import is_manifest, read_manifest, sources_of_row
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, split_of
 
-__all__ = ["InputPlan", "discover_inputs", "assign_splits", "natural_key"]
+__all__ = ["InputPlan", "discover_inputs", "assign_splits", "natural_key", "unusable_id", "shown_id"]
+
+#: Characters a complex id may not hold (besides control characters): they break item ids, the
+#: tab-separated failures list or gallery pages.
+_FORBIDDEN = frozenset("\"'<>`")
+
+
+def unusable_id(cid: str) -> str | None:
+    """Why ``cid`` cannot be a complex id (None if it can).
+
+    >>> unusable_id("1abc"), unusable_id("a[1] b#2")
+    (None, None)
+    >>> unusable_id('x"y')
+    "it holds a quote, '<', '>' or a backquote"
+    """
+    try:
+        cid.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it is not UTF-8 text"
+    if not cid.strip():
+        return "it is blank"
+    if any(not ch.isprintable() for ch in cid):
+        return "it holds a tab, newline or other control character"
+    if _FORBIDDEN & set(cid):
+        return "it holds a quote, '<', '>' or a backquote"
+    return None
+
+
+def shown_id(cid: str) -> str:
+    r"""``cid`` printable on one line: control characters and undecodable bytes escaped.
+
+    >>> shown_id("a\tb\nd" + chr(0xDCE9))
+    'a\\tb\\nd\\udce9'
+    """
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for ch in cid)
+
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -64,8 +105,15 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
             raise ValueError(f"{path}: --ligand, --smiles and --poses apply to a structure file, not a folder")
         from misi_geom import find_complex_dirs
 
-        dirs = find_complex_dirs(path)
-        return InputPlan({d.name: FolderSource(d) for d in dirs})
+        plan = InputPlan()
+        for d in find_complex_dirs(path):
+            why = unusable_id(d.name)
+            if why is None:
+                plan.sources[d.name] = FolderSource(d)
+            else:
+                why = f"{shown_id(str(d))}: the folder's name cannot be a complex id ({why})"
+                plan.failures[shown_id(d.name)] = why
+        return plan
     if not path.is_file():
         raise ValueError(f"{path}: input file not found")
     if is_manifest(path):
@@ -78,6 +126,9 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
         if not ligand:
             raise ValueError(f"{path}: a structure file needs --ligand RESNAME[:CHAIN[:RESNUM]], RESNAME:*, all, "
                              "chain:ID or a ligand file (--ligand FILE.sdf)")
+        why = unusable_id(stem_id(path))
+        if why is not None:
+            raise ValueError(f"{shown_id(str(path))}: the file's name cannot be a complex id ({why}); rename it")
         row = {"id": stem_id(path), "protein": path.name, "ligand": ligand, "smiles": smiles}
         base = path.resolve().parent
         if Path(ligand).exists():

@@ -63,6 +63,10 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise MisiInputError(path, f"cannot read manifest ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise MisiInputError(path, f"manifest is not UTF-8 text (line {line}, byte {exc.object[exc.start]:#04x}); "
+                                   "save it as UTF-8") from None
     if path.suffix.lower() == ".csv":
         lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
         reader = csv.DictReader(io.StringIO("\n".join(lines)))
@@ -77,6 +81,8 @@ def _rows(path: Path) -> list[dict[str, Any]]:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise MisiInputError(path, f"not valid YAML ({str(exc).splitlines()[0]})") from None
+        except RecursionError:
+            raise MisiInputError(path, "not a manifest (YAML nested too deeply)") from None
         if isinstance(data, dict) and "complexes" in data:
             data = data["complexes"]
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

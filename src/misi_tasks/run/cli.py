@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system-prompt", default=None, metavar="TEXT", help="system prompt sent before every item")
     p.add_argument("--api-key-env", default=None, metavar="VAR",
                    help="environment variable holding the API key (default: OPENAI_API_KEY if set, else no key)")
-    p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per request (default 300)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                   help="total seconds per request, from sending it to the reply's last byte (default 300)")
     p.add_argument("--retries", type=int, default=5, metavar="N",
                    help="retries per item on 429/5xx/timeouts/dropped connections (default 5)")
     p.add_argument("--backoff", type=float, default=1.0, metavar="S",

@@ -4,10 +4,17 @@ It speaks the plain HTTP protocol of ``POST {base_url}/chat/completions`` that O
 and other compatible servers share. Retries with exponential back-off (and the server's
 ``Retry-After``) cover rate limits (429), server errors (5xx, 408, 409), timeouts and dropped
 connections; a refused key or unknown model (401, 403, 404) is fatal; any other 4xx fails the item.
+
+Every request has a total deadline (``timeout_s`` from sending it, checked as the reply's bytes
+arrive, so a server trickling one byte a second is cut off) and a cap on the reply body
+(:data:`MAX_REPLY_BYTES`; replies are kilobytes); either counts as a failed attempt and is retried.
+The API key never appears in a message: every text derived from a request or a reply (error
+details, exceptions, the reply itself) has the key and ``Bearer <key>`` masked (:meth:`ChatClient.mask`).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +29,14 @@ __all__ = ["ChatClient", "ChatReply", "FatalRequestError", "ItemRequestError", "
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 #: HTTP statuses that no item can succeed after: bad key, forbidden, unknown model or route.
 FATAL_STATUSES = frozenset({401, 403, 404})
+#: Bytes: a longer reply body (decompressed) is abandoned as a failed attempt.
+MAX_REPLY_BYTES = 8 << 20
+#: What replaces the API key in messages.
+MASK = "***"
+
+
+class _BadReply(Exception):
+    """An attempt's reply broke the deadline or the size cap (the message says which)."""
 
 
 class ItemRequestError(RuntimeError):
@@ -81,11 +96,14 @@ class ChatClient:
     api_key : str or None
         Sent as ``Authorization: Bearer``; None sends no header (a local vLLM needs none).
     timeout_s : float
-        Per-request timeout (connect, read and write).
+        Total seconds per request, from sending it to the reply's last byte (also the connect, read and
+        write timeouts of the connection).
     params : mapping
         Extra request fields (``temperature``, ``max_tokens``, ...).
     on_retry : callable, optional
         Called with a short reason each time a request is retried (for progress counters).
+    max_reply_bytes : int
+        Cap on a reply body (:data:`MAX_REPLY_BYTES`).
     """
 
     base_url: str
@@ -96,6 +114,7 @@ class ChatClient:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     on_retry: Callable[[str], None] | None = None
     sleep: Callable[[float], None] = time.sleep
+    max_reply_bytes: int = MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
         url = self.base_url.rstrip("/")
@@ -125,31 +144,64 @@ class ChatClient:
             retry_after = None
             t0 = time.perf_counter()
             try:
-                resp = self._http.post(self.url, json=body)
+                status, headers, content = self._post(body, t0 + self.timeout_s)
             except httpx.TimeoutException:
                 last = f"timeout after {self.timeout_s:g} s"
+            except _BadReply as exc:
+                last = str(exc)
             except httpx.TransportError as exc:  # refused, reset or dropped connection
-                last = f"connection error ({type(exc).__name__}: {exc})"
+                last = self.mask(f"connection error ({type(exc).__name__}: {exc})")
             else:
                 latency = time.perf_counter() - t0
-                if resp.status_code == 200:
+                if status == 200:
                     try:
-                        return self._reply(resp.json(), latency, attempt + 1)
-                    except (ValueError, KeyError, IndexError, TypeError) as exc:
-                        last = f"malformed response ({type(exc).__name__}: {exc})"
-                elif resp.status_code in FATAL_STATUSES:
-                    raise FatalRequestError(f"{self.url}: HTTP {resp.status_code} {_detail(resp)}")
-                elif resp.status_code in RETRY_STATUSES or resp.status_code >= 500:
-                    last = f"HTTP {resp.status_code} {_detail(resp)}"
-                    retry_after = resp.headers.get("retry-after")
+                        return self._reply(_json(content), latency, attempt + 1)
+                    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+                        last = self.mask(f"malformed response ({type(exc).__name__}: {exc})")
+                elif status in FATAL_STATUSES:
+                    raise FatalRequestError(f"{self.mask(self.url)}: HTTP {status} {self._detail(content)}")
+                elif status in RETRY_STATUSES or status >= 500:
+                    last = f"HTTP {status} {self._detail(content)}"
+                    retry_after = headers.get("retry-after")
                 else:
-                    raise ItemRequestError(f"HTTP {resp.status_code} {_detail(resp)}")
+                    raise ItemRequestError(f"HTTP {status} {self._detail(content)}")
             if attempt == self.policy.retries:
                 break
             if self.on_retry is not None:
                 self.on_retry(last)
             self.sleep(self.policy.delay_s(attempt, retry_after, self._rng))
         raise ItemRequestError(f"gave up after {self.policy.retries + 1} attempts: {last}")
+
+    def _post(self, body: dict[str, Any], deadline: float) -> tuple[int, httpx.Headers, bytes]:
+        """POST ``body``; the reply's status, headers and body, read within ``deadline``
+        (``time.perf_counter()``) and :attr:`max_reply_bytes`, else :class:`_BadReply`."""
+        cap = self.max_reply_bytes
+        with self._http.stream("POST", self.url, json=body) as resp:
+            declared = resp.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise _BadReply(f"reply of {int(declared)} bytes is larger than the {cap}-byte cap")
+            chunks, size = [], 0
+            for chunk in resp.iter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    raise _BadReply(f"reply larger than the {cap}-byte cap")
+                if time.perf_counter() > deadline:
+                    raise _BadReply(f"no complete reply within {self.timeout_s:g} s")
+                chunks.append(chunk)
+            return resp.status_code, resp.headers, b"".join(chunks)
+
+    def mask(self, text: str) -> str:
+        """``text`` with the API key (and so ``Bearer <key>``) replaced by ``***``.
+
+        >>> ChatClient("http://127.0.0.1:9/v1", "m", api_key="sk-secret-42").mask("bad key Bearer sk-secret-42")
+        'bad key Bearer ***'
+        """
+        if not self.api_key or text is None:
+            return text
+        return text.replace(self.api_key, MASK)
+
+    def _detail(self, content: bytes) -> str:
+        return _detail(content, self.mask)
 
     def _reply(self, data: dict[str, Any], latency: float, attempts: int) -> ChatReply:
         message = data["choices"][0]["message"]
@@ -158,18 +210,31 @@ class ChatClient:
             text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
         if text is not None and not isinstance(text, str):
             raise TypeError("message content is not text")
-        return ChatReply(text=text, model=str(data.get("model") or self.model), usage=data.get("usage"),
+        model = self.mask(str(data.get("model") or self.model))
+        return ChatReply(text=self.mask(text), model=model, usage=data.get("usage"),
                          latency_s=latency, attempts=attempts)
 
 
-def _detail(resp: httpx.Response) -> str:
-    """A short, one-line reason from an error response."""
+def _json(content: bytes) -> Any:
+    """The JSON of a reply body; ``ValueError`` saying what the bytes are when they are not JSON."""
     try:
-        data = resp.json()
+        return json.loads(content.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"not UTF-8 text ({len(content)} bytes starting {content[:16]!r})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg}; {len(content)} bytes starting {content[:16]!r})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _detail(content: bytes, mask: Callable[[str], str]) -> str:
+    """A short, one-line reason from an error response's body, masked before it is shortened."""
+    try:
+        data = json.loads(content.decode("utf-8"))
         err = data.get("error", data) if isinstance(data, dict) else data
         msg = err.get("message", err) if isinstance(err, dict) else err
         text = str(msg)
-    except ValueError:
-        text = resp.text
-    text = " ".join(text.split())
+    except (ValueError, RecursionError):
+        text = content.decode("utf-8", errors="replace")
+    text = " ".join(mask(text).split())
     return f"({text[:200]})" if text else ""

@@ -110,7 +110,7 @@ def run_items(
             except (ItemRequestError, FatalRequestError) as exc:
                 results.put((item_id, None, exc))
             except Exception as exc:  # noqa: BLE001 - never lose a worker silently
-                results.put((item_id, None, ItemRequestError(f"{type(exc).__name__}: {exc}")))
+                results.put((item_id, None, ItemRequestError(client.mask(f"{type(exc).__name__}: {exc}"))))
 
     threads = [threading.Thread(target=feed, daemon=True, name="misi-run-feed")]
     threads += [threading.Thread(target=work_loop, daemon=True, name=f"misi-run-{k}") for k in range(concurrency)]

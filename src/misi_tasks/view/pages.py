@@ -2,7 +2,8 @@
 
 Plain HTML and one stylesheet, no script: the site opens from disk (``file://``) and from any
 static host. Every text taken from the dataset or a predictions file is escaped. Links are
-relative: the index is ``index.html``, a task page ``<task>/index.html``, an item page
+relative (page names URL-quoted: a complex id may hold ``#``, ``%`` or a space): the index is
+``index.html``, a task page ``<task>/index.html``, an item page
 ``<task>/<split>-<complex>-<index>.html``, images ``img/<hash>-s.jpg`` / ``-m.jpg``.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from misi_tasks.definitions.registry import default_specs, task_codes
 
@@ -119,7 +121,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
         code = task_codes().get(tv.task, "?")
         counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
         strip = "".join(_img(f"img/{iv.small[0]}", f"{iv.row['id']} {iv.row['image_roles'][0]}",
-                             link=f"{tv.task}/{iv.page}") for iv in tv.items[:6] if iv.small)
+                             link=f"{tv.task}/{quote(iv.page)}") for iv in tv.items[:6] if iv.small)
         score = ""
         if tv.mean_score is not None:
             score = (f"<p class=\"score\">mean score {100 * tv.mean_score:.1f}% over {tv.scored} "
@@ -192,7 +194,7 @@ def task_page(tv: TaskView, title: str) -> str:
             pred = (f"<p class=\"pred\">model: <code>{escape(parsed)}</code> {_badge(p)}</p>"
                     f"<details class=\"reply\"><summary>reply</summary><pre>{escape(reply)}</pre></details>")
         cards.append(
-            f"<article class=\"itemcard\"><h3><a href=\"{escape(iv.page)}\">{escape(row['id'])}</a></h3>"
+            f"<article class=\"itemcard\"><h3><a href=\"{escape(quote(iv.page))}\">{escape(row['id'])}</a></h3>"
             f"<div class=\"strip\">{strip}</div>"
             f"<details class=\"q\"><summary>question</summary><pre class=\"question\">{escape(row['question'])}</pre>"
             f"</details>{_options_line(iv, '../')}"
@@ -330,9 +332,9 @@ def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | 
         )
     nav = [f"<a href=\"index.html\">&uarr; {code} {escape(row['task'])}</a>"]
     if prev_page:
-        nav.insert(0, f"<a href=\"{escape(prev_page)}\" rel=\"prev\">&larr; previous</a>")
+        nav.insert(0, f"<a href=\"{escape(quote(prev_page))}\" rel=\"prev\">&larr; previous</a>")
     if next_page:
-        nav.append(f"<a href=\"{escape(next_page)}\" rel=\"next\">next &rarr;</a>")
+        nav.append(f"<a href=\"{escape(quote(next_page))}\" rel=\"next\">next &rarr;</a>")
     body = (
         f"<header><nav>{' · '.join(nav)}</nav><h1><span class=\"code\">{code}</span> {escape(row['id'])}</h1>"
         f"<p class=\"counts\">complex {escape(row['complex_id'])} · split {escape(row['split'])} · "

@@ -1,0 +1,1 @@
+"""``misi-interactions``: profile one complex's pocket–ligand interactions (:mod:`.cli`)."""
