@@ -6,8 +6,9 @@ For each fixture mode -- relaxed (``hbonds_chimerax.json``, relax on), precise
 files (``strip_hydrogens.py`` writes H-free copies into a temporary folder, which misi then loads
 the normal way, so reading an H-free mol2/SDF is measured too: mode ``strip_h``) and, for
 comparison, from the loaded complex (mode ``strip_h_loaded``).  ``--fixture FILE --complexes DIR``
-compares with any other oracle output instead (e.g. on ``perturb_poses.py`` copies; add
-``--precise`` for a ``--no-relax`` fixture).  Figures:
+compares with any other oracle output instead (e.g. on ``perturb_poses.py`` or ``swap_ligands.py``
+copies; add ``--precise`` for a ``--no-relax`` fixture, and ``--fixture-hfree`` for the oracle's
+``--strip-h`` run on the same complexes, compared on H-free copies: with and without hydrogens).  Figures:
 
 - unordered pocket-ligand atom-pair precision, recall and F1 over all complexes;
 - the share of complexes whose whole T9 answer matches exactly (same pairs);
@@ -29,6 +30,7 @@ Usage::
     python benchmarks/hbond_agreement.py [--dev /work/shared/data/pdbbind_dev] [--repeat 5] [--strip-h]
         [--mol2-residue-names]
     python benchmarks/hbond_agreement.py --fixture ORACLE.json --complexes DIR [--precise]
+        [--fixture-hfree ORACLE_STRIP_H.json]
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from misi_geom import Complex, assign_hbond_types, explain, find_hbonds, load_complex
+from misi_geom import Complex, MisiInputError, assign_hbond_types, explain, find_hbonds, load_complex
 from misi_tasks.tasks.hbond_answers import format_t9
 
 DEFAULT_DEV = Path("/work/shared/data/pdbbind_dev")
@@ -171,17 +173,23 @@ def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False, fix
         print(f"[{mode}] {path} not found: skipped")
         return None
     fx = json.loads(path.read_text())["complexes"]
-    if mode == "strip_h":
+    if mode == "strip_h" or mode.startswith("strip_h:"):
         tmp = tempfile.TemporaryDirectory(prefix="misi_hfree_")
         dev = hydrogen_free_copies(dev, [c for c in sorted(fx) if fx[c].get("status") == "ok"], Path(tmp.name))
     tp = fp = fn = exact = 0
     lig_ok = lig_n = poc_ok = poc_n = 0
     times, lines = [], []
+    n_failed = 0
     for cid in sorted(fx):
         rec = fx[cid]
         if rec.get("status") != "ok":
             continue
-        c = load_complex(dev / cid)
+        try:
+            c = load_complex(dev / cid)
+        except MisiInputError as exc:
+            lines.append(f"  {cid} NOT LOADED: {exc}")
+            n_failed += 1
+            continue
         if residue_names:
             c = mol2_residue_names(c, dev / cid)
         if mode == "strip_h_loaded":
@@ -205,13 +213,14 @@ def run_mode(dev: Path, mode: str, repeat: int, residue_names: bool = False, fix
             lines.append(f"  {cid} MISSING {e}  <- {_explain(c, typing, _types(c, rec), e, kw['relax'])}")
         for e in sorted(got - want):
             lines.append(f"  {cid} EXTRA   {e}  <- {_explain(c, typing, _types(c, rec), e, kw['relax'])}")
-    n = sum(1 for r in fx.values() if r.get("status") == "ok")
+    n = sum(1 for r in fx.values() if r.get("status") == "ok") - n_failed
     prec = tp / (tp + fp) if tp + fp else 1.0
     rec_ = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * prec * rec_ / (prec + rec_) if prec + rec_ else 0.0
     ms = [t for t, _, _ in times]
     slow = max(times)
-    print(f"[{mode}{', mol2 residue names' if residue_names else ''}] {n} complexes, {tp + fn} ChimeraX pairs, {tp + fp} misi pairs")
+    print(f"[{mode}{', mol2 residue names' if residue_names else ''}] {n} complexes, {tp + fn} ChimeraX pairs, {tp + fp} misi pairs"
+          + (f" ({n_failed} not loaded, listed below)" if n_failed else ""))
     print(f"  pairs: precision {prec:.3f}  recall {rec_:.3f}  F1 {f1:.3f}   (tp {tp}, fp {fp}, fn {fn})")
     print(f"  exact whole-complex answers: {exact}/{n} = {exact / n:.1%}")
     print(f"  IDATM typing: ligand heavy atoms {lig_ok}/{lig_n} = {lig_ok / max(lig_n, 1):.1%}; "
@@ -239,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="rename ligand rows after their mol2 substructures first (see module docs)")
     ap.add_argument("--fixture", type=Path, help="compare with this oracle JSON instead (needs --complexes)")
     ap.add_argument("--complexes", type=Path, help="folder of the complexes --fixture was made from")
+    ap.add_argument("--fixture-hfree", type=Path,
+                    help="with --fixture: also compare H-free copies of --complexes with this oracle JSON "
+                         "(made with --strip-h)")
     ap.add_argument("--precise", action="store_true", help="with --fixture: it was made with --no-relax")
     args = ap.parse_args(argv)
     if args.fixture is not None:
@@ -247,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         run_mode(args.complexes, f"{args.fixture.name}", args.repeat, args.mol2_residue_names,
                  fixture=args.fixture, relax=not args.precise)
+        if args.fixture_hfree is not None:  # the same complexes with every hydrogen stripped
+            run_mode(args.complexes, f"strip_h:{args.fixture_hfree.name}", args.repeat, args.mol2_residue_names,
+                     fixture=args.fixture_hfree, relax=not args.precise)
         return 0
     if not args.dev.is_dir():
         print(f"{args.dev} not found: nothing to compare (skipped)")

@@ -16,7 +16,9 @@ res_index       int32        residue ordinal in the *source* structure (pocket r
 is_ligand       bool         atom belongs to the ligand
 is_hydrogen     bool         hydrogen (kept for H-bond geometry, never drawn)
 formal_charge   int8         formal charge (ligand: from RDKit; pocket: 0)
-atom_type       <U8          ligand: SYBYL type from a mol2 file ("N.am"), else ""
+atom_type       <U8          ligand: SYBYL type from a mol2 file ("N.am"); ``TEMPLATE_ORDERS`` ("smiles")
+                             when a SMILES template set the bond orders of a ligand read without
+                             types (they then win over bond lengths in H-bond typing); else ""
 bonds           int32 (B,2)  atom index pairs, i < j
 bond_order      float32 (B,) 1, 2, 3, or 1.5 for aromatic; pocket bonds (from covalent radii) are 1
 =============== ============ ======================================================================
@@ -42,6 +44,7 @@ import numpy as np
 from misi_geom._typing import BoolArray, Coords, IntArray
 
 __all__ = [
+    "TEMPLATE_ORDERS",
     "Complex",
     "Residue",
     "heavy_mask",
@@ -50,6 +53,9 @@ __all__ = [
     "residue_mask",
     "residue_starts",
 ]
+
+#: ``atom_type`` of ligand atoms whose bond orders come from a SMILES template (see the table above).
+TEMPLATE_ORDERS = "smiles"
 
 _PER_ATOM = (
     ("coord", np.float64),

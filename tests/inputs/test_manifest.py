@@ -71,7 +71,7 @@ def test_pdbbind_manifest_generates_the_folder_answers_and_images(tmp_path):
         assert "source" not in ma  # folder items keep today's bytes
         assert source["files"]["ligand"]["file"] == f"{ra['complex_id']}/{ra['complex_id']}_ligand.mol2"
     card = (tmp_path / "b" / "README.md").read_text()
-    assert "## Sources" in card and "2 of 2 complexes have them on both pocket and ligand" in card
+    assert "## Sources" in card and "Of these 2 complexes, 2 have explicit hydrogens on both pocket and ligand" in card
     assert "## Sources" not in (tmp_path / "a" / "README.md").read_text()
 
 
@@ -154,7 +154,7 @@ def test_manifest_run_carries_provenance_and_counts_hydrogens(data, tmp_path):
         assert len(src["files"]["protein"]["sha256"]) == 64
         assert src["explicit_hydrogens"] == {"pocket": False, "ligand": False}
     card = (out / "README.md").read_text()
-    assert "0 of 4 complexes have them on both pocket and ligand" in card
+    assert "Of these 4 complexes, 0 have explicit hydrogens on both pocket and ligand, 0 on the pocket only, 0 on the ligand only and 4 on neither" in card
     assert "| 4cwb_poses.sdf |" in card and "| `4cwb_entry` | 4cwb_entry.cif.gz | X6L:A:1201 |" in card
 
 

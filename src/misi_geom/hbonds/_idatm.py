@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom.hbonds._rings import ring_atom_types
-from misi_geom.complex import Complex
+from misi_geom.complex import TEMPLATE_ORDERS, Complex
 from misi_geom.hbonds._graph import AtomGraph
 from misi_geom.hbonds._templates import template_types
 
@@ -151,6 +151,8 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
     nb = g.nbrs[i]
     deg = len(nb)
     orders = [g.order[(i, j)] for j in nb]
+    # bond orders from a SMILES template are the user's chemistry: they win over deposited lengths
+    template = bool(c.is_ligand[i]) and c.atom_type[i] == TEMPLATE_ORDERS
     arom = any(o == 1.5 for o in orders) or (bool(c.is_ligand[i]) and any(_kekule_aromatic(g, r) for r in g.rings(i)))
     known = bool(c.is_ligand[i]) or any(o != 1 for o in orders)
     if el in ("H", "D"):
@@ -191,6 +193,10 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
         if deg == 2:
             if any(o == 2 for o in orders) or (arom and not any(c.is_hydrogen[j] for j in nb)):
                 return "N2"
+            if h_free and not arom and _mean_angle(c, nb, i) < 115.0 and not _conjugated_beyond_rings(c, g, i):
+                # no hydrogens: a pyramidal N whose only sp2 neighbour is an aromatic ring atom
+                # (N-alkyl aniline, aryl hydrazine) is sp3 by IDATM's angle rule, as ChimeraX types it
+                return "N3"
             if arom or _conjugated(c, g, i):
                 return "Npl"
             # IDATM's angle rule for two-connected N
@@ -198,10 +204,14 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
         if deg == 1:
             # terminal N (hydrogens absent): IDATM's bond-length rule
             j, d = nb[0], _bond_len(c, i, nb[0])
-            if orders[0] == 3 or (d <= 1.20 and c.element[j] in ("C", "N")):
+            if orders[0] == 3 or (d <= 1.20 and c.element[j] in ("C", "N") and not template):
                 return "N1"
+            if template and orders[0] == 2:
+                return "Npl"
             if c.element[j] == "C" and d > 1.38:
                 return "N3"
+            if h_free and c.element[j] == "N" and d > 1.38:
+                return "N3"  # a hydrazide's NH2 without hydrogens (N-N single by length), as ChimeraX
             return "Npl" if c.element[j] in ("C", "N") else "N3"
         return "N3"
     if el == "O":
@@ -216,7 +226,7 @@ def _chem_type(c: Complex, g: AtomGraph, i: int, charge: int = 0, h_free: bool =
             if ej in ("S", "P") and len(g.nbrs[j]) >= 3 and _free_o(g, j) >= 1:
                 # phosphate, phosphonate, sulfate, sulfone, sulfoxide oxygens
                 return "O3-"
-            if (h_free or not known) and ej == "C":
+            if (h_free or not known) and ej == "C" and not template:
                 return "O2" if _bond_len(c, i, j) <= 1.30 else "O3"
             if orders[0] >= 2 or (not known and _bond_len(c, i, j) < 1.30):
                 return "O2"
@@ -331,6 +341,19 @@ def _conjugated(c: Complex, g: AtomGraph, i: int) -> bool:
     return False
 
 
+def _conjugated_beyond_rings(c: Complex, g: AtomGraph, i: int) -> bool:
+    """:func:`_conjugated` through a neighbour outside aromatic rings (a C=O, C=N, C=S, sulfonyl...):
+    an amide or imine N stays planar whatever its angle."""
+    for j in g.heavy(i):
+        if _in_aromatic_ring(g, j):
+            continue
+        if str(c.element[j]) == "S" and len(_terminal_o(g, j)) >= 1:
+            return True
+        if any(g.order[(j, k)] in (1.5, 2.0, 3.0) for k in g.nbrs[j] if k != i):
+            return True
+    return False
+
+
 #: IDATM bond-length limits (Å) that refine an angle-based carbon type: at or below "short" a bond
 #: to that element is a multiple bond (sp2), above "long" it is single (sp3).
 _C_SHORT = {"C": 1.42, "N": 1.41}
@@ -397,6 +420,13 @@ def _fix_dependent(c: Complex, g: AtomGraph, out: np.ndarray, templated: np.ndar
         if len(npl) >= 2 and not any(g.rings(j) for j in npl):
             for j in npl:
                 out[j] = "Ng+"
+    if h_free:
+        # a hydrogen-free terminal N on an N (typed N3 by length) stays planar when that N is part of a
+        # guanidine-like Ng+ group (semicarbazide, aminoguanidine), as ChimeraX types it
+        for i in np.flatnonzero(free & c.is_ligand & (out == "N3")):
+            nb = g.heavy(i)
+            if len(nb) == 1 and g.element[nb[0]] == "N" and out[nb[0]] == "Ng+":
+                out[i] = "Npl"
     for i in np.flatnonzero(free & (out == "Npl")):
         nb = g.nbrs[i]
         if len(nb) == 2 and not any(c.is_hydrogen[j] for j in nb) and any(g.order[(i, j)] == 1.5 for j in nb):

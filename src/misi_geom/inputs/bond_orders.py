@@ -26,7 +26,7 @@ import numpy as np
 from misi_geom.errors import MisiInputError
 
 __all__ = ["mol_from_atoms", "assign_from_smiles", "perceive_bond_orders", "PERCEIVE_CHARGES",
-           "MAX_PERCEIVE_HEAVY_ATOMS"]
+           "MAX_PERCEIVE_HEAVY_ATOMS", "partial_hydrogens", "mark_template_orders", "carbons_missing_hydrogens"]
 
 #: Total charges tried, in order, by :func:`perceive_bond_orders`.
 PERCEIVE_CHARGES: tuple[int, ...] = (0, 1, -1, 2, -2)
@@ -107,8 +107,11 @@ def assign_from_smiles(mol, smiles: str, path: str | Path, label: str):
         template = Chem.RemoveHs(template)
         heavy_mol, heavy = _heavy_copy(mol)
         if template.GetNumAtoms() != heavy_mol.GetNumAtoms():
+            hint = ("; a residue linked in the structure (a sugar's glycosidic O1, a covalent ligand's leaving "
+                    "group) has lost that atom: give the SMILES of the linked form, without it"
+                    if template.GetNumAtoms() == heavy_mol.GetNumAtoms() + 1 else "")
             raise MisiInputError(path, f"{label}: SMILES has {template.GetNumAtoms()} heavy atoms, "
-                                       f"the ligand {heavy_mol.GetNumAtoms()}")
+                                       f"the ligand {heavy_mol.GetNumAtoms()}{hint}")
         try:
             done = AllChem.AssignBondOrdersFromTemplate(template, heavy_mol)
         except ValueError:
@@ -140,6 +143,55 @@ def assign_from_smiles(mol, smiles: str, path: str | Path, label: str):
     return out, warnings
 
 
+def mark_template_orders(ligand):
+    """``ligand`` (a :class:`~misi_geom.complex.Complex`) with ``atom_type`` set to
+    :data:`~misi_geom.complex.TEMPLATE_ORDERS` where it is blank: its bond orders came from a SMILES
+    template, so H-bond typing takes them over deposited bond lengths (a 1.38 Å C=O stays a carbonyl)."""
+    from dataclasses import replace
+
+    from misi_geom.complex import TEMPLATE_ORDERS
+
+    types = np.where(ligand.atom_type == "", TEMPLATE_ORDERS, ligand.atom_type).astype(ligand.atom_type.dtype)
+    return replace(ligand, atom_type=types)
+
+
+def partial_hydrogens(mol, label: str = "ligand") -> str | None:
+    """A warning when ``mol`` holds some but not all of its hydrogens as atoms (e.g. only the polar
+    ones, as PDBQT and some exporters write): how many it holds and how many its bond orders imply.
+
+    ``None`` when it holds none (an H-free ligand, typed from its heavy atoms) or all of them.
+    """
+    have = sum(1 for a in mol.GetAtoms() if a.GetAtomicNum() == 1)
+    if have == 0:
+        return None
+    try:
+        missing = sum(a.GetNumImplicitHs() + a.GetNumExplicitHs() for a in mol.GetAtoms() if a.GetAtomicNum() > 1)
+    except Exception:  # noqa: BLE001 - property cache not computable: nothing to say
+        return None
+    if missing == 0:
+        return None
+    return (f"{label}: the file holds {have} of its {have + missing} hydrogens (only some, e.g. the polar "
+            "ones); the missing ones are inferred for the hydrogen bonds")
+
+
+def carbons_missing_hydrogens(mol) -> int:
+    """Carbon atoms whose geometry shows hydrogens missing from ``mol`` (positions from its conformer):
+    one neighbour; two neighbours not in a line (an sp carbon is linear, an sp2 one has three); three
+    neighbours pyramidal (angle sum below 345°, an sp3 carbon lacking its fourth)."""
+    pos = mol.GetConformer().GetPositions()
+    bare = 0
+    for a in mol.GetAtoms():
+        if a.GetAtomicNum() != 6:
+            continue
+        nb = [n.GetIdx() for n in a.GetNeighbors()]
+        v = pos[nb] - pos[a.GetIdx()]
+        v = v / np.linalg.norm(v, axis=1)[:, None]
+        angles = [np.degrees(np.arccos(np.clip(v[i] @ v[j], -1, 1))) for i in range(len(nb)) for j in range(i + 1, len(nb))]
+        if len(nb) == 1 or (len(nb) == 2 and angles[0] < 160.0) or (len(nb) == 3 and sum(angles) < 345.0):
+            bare += 1
+    return bare
+
+
 def perceive_bond_orders(mol, path: str | Path, label: str):
     """Bond orders and charges by RDKit's ``DetermineBondOrders``; returns ``(mol, warnings)``.
 
@@ -152,6 +204,12 @@ def perceive_bond_orders(mol, path: str | Path, label: str):
 
     if not any(a.GetAtomicNum() == 1 for a in mol.GetAtoms()):
         raise MisiInputError(path, f"{label}: no hydrogens and no SMILES, so RDKit cannot perceive its "
+                                   "bond orders; give the ligand's SMILES (manifest column smiles or --smiles)")
+    bare = carbons_missing_hydrogens(mol)
+    if bare:
+        n_h = sum(1 for a in mol.GetAtoms() if a.GetAtomicNum() == 1)
+        raise MisiInputError(path, f"{label}: holds only some of its hydrogens ({n_h}; {bare} carbon atoms lack "
+                                   "theirs, e.g. only the polar ones are given), so RDKit cannot perceive its "
                                    "bond orders; give the ligand's SMILES (manifest column smiles or --smiles)")
     heavy = sum(a.GetAtomicNum() > 1 for a in mol.GetAtoms())
     if heavy > MAX_PERCEIVE_HEAVY_ATOMS:
@@ -169,8 +227,11 @@ def perceive_bond_orders(mol, path: str | Path, label: str):
             if Descriptors.NumRadicalElectrons(trial) == 0:
                 break
         else:
+            n_h = sum(1 for a in mol.GetAtoms() if a.GetAtomicNum() == 1)
             raise MisiInputError(path, f"{label}: RDKit cannot perceive bond orders (total charge "
-                                       f"{', '.join(f'{q:+d}' for q in PERCEIVE_CHARGES)} all fail); give its SMILES")
+                                       f"{', '.join(f'{q:+d}' for q in PERCEIVE_CHARGES)} all fail; perception "
+                                       f"needs every hydrogen and the ligand has {n_h}: only some of them, e.g. the "
+                                       "polar ones?); give its SMILES")
     finally:
         RDLogger.EnableLog("rdApp.*")
     out, _ok = _finish(trial)

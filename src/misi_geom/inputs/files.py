@@ -22,8 +22,8 @@ __all__ = [
 
 #: Protein/pocket file suffixes gemmi reads (each may end in ``.gz``).
 STRUCTURE_SUFFIXES: tuple[str, ...] = (".pdb", ".ent", ".cif", ".mmcif")
-#: Ligand file suffixes RDKit reads (each may end in ``.gz``).
-LIGAND_SUFFIXES: tuple[str, ...] = (".sdf", ".mol", ".mol2")
+#: Ligand file suffixes (each may end in ``.gz``): RDKit reads SDF/mol/mol2; PDBQT needs a SMILES.
+LIGAND_SUFFIXES: tuple[str, ...] = (".sdf", ".mol", ".mol2", ".pdbqt")
 
 _SHA_CACHE: dict[tuple[str, int, int], str] = {}
 
@@ -46,7 +46,7 @@ def is_structure_file(path: str | Path) -> bool:
 
 
 def is_ligand_file(path: str | Path) -> bool:
-    """True for an SDF/mol/mol2 file name (optionally gzipped)."""
+    """True for an SDF/mol/mol2/PDBQT file name (optionally gzipped)."""
     return base_suffix(path) in LIGAND_SUFFIXES
 
 

@@ -4,7 +4,7 @@
 records no provenance, so a folder run keeps its exact output.  :class:`FileSource` names the files
 of one complex explicitly (a manifest row, or ``misi-gen --input entry.cif --ligand NAME``):
 
-- the ligand is a file (SDF/mol/mol2, optionally gzipped; pose ``k`` of a multi-molecule SDF) or a
+- the ligand is a file (SDF/mol/mol2/PDBQT, optionally gzipped; pose ``k`` of a multi-molecule file) or a
   residue selected by name inside the protein file (:mod:`misi_geom.inputs.entry`);
 - a SMILES, when given, sets the ligand's bond orders and charges (template), for a ligand file too;
 - the pocket is the given pocket file, else cut from the protein
@@ -12,6 +12,9 @@ of one complex explicitly (a manifest row, or ``misi-gen --input entry.cif --lig
   heavy atom);
 - a pocket residue overlapping the ligand (heavy atoms within 1 Å, e.g. the crystal ligand left in a
   holo protein next to a docked pose) is kept, with a warning;
+- a ligand atom within bonding distance of a pocket atom makes a covalent ligand
+  (:mod:`misi_geom.inputs.covalent`): a warning, ``provenance["covalent"]``, and the bond orders at
+  the linked atom follow the adduct;
 - a single ligand file beside its PDBbind sibling (``x_ligand.mol2`` / ``x_ligand.sdf``) is read the
   way the folder loader reads the pair, so a PDBbind complex gives the same complex either way.
 
@@ -32,8 +35,9 @@ import numpy as np
 from misi_geom.complex import Complex
 from misi_geom.errors import MisiInputError
 from misi_geom.residues import residue_label, residue_number
-from misi_geom.inputs.bond_orders import assign_from_smiles
-from misi_geom.inputs.entry import LigandSelection, read_entry_ligand, residue_mask_of
+from misi_geom.inputs.bond_orders import assign_from_smiles, mark_template_orders, partial_hydrogens
+from misi_geom.inputs.covalent import covalent_links, declared_links, relink_bond_orders
+from misi_geom.inputs.entry import LigandSelection, read_entry_ligand
 from misi_geom.inputs.files import base_suffix, require_file, sha256_file
 from misi_geom.inputs.poses import read_ligand_pose
 from misi_geom.io import (
@@ -144,36 +148,55 @@ class FileSource:
             entry = read_entry_ligand(self.protein, self.selection, smiles=self.smiles, pdb_id=self.id)
             protein, ligand, bond_orders = entry.protein, entry.ligand, entry.bond_orders
             warnings += entry.warnings
-            lig_path = self.protein
+            lig_path, mol = self.protein, entry.mol
         else:
             ligand, mol, lig_path = self._read_ligand_file(warnings)
             bond_orders = "file"
-            if self.smiles:
+            if base_suffix(lig_path) == ".pdbqt":  # the SMILES was applied while reading
+                bond_orders = "smiles template"
+            elif self.smiles:
                 mol, more = assign_from_smiles(mol, self.smiles, lig_path, "ligand")
                 ligand = replace(ligand_complex(lig_path, mol, self.id),
                                  atom_name=ligand.atom_name, res_name=ligand.res_name)
                 bond_orders, warnings = "smiles template", warnings + more
+        if bond_orders == "smiles template":
+            ligand = mark_template_orders(ligand)
+        note = partial_hydrogens(mol)
+        if note:
+            warnings.append(note)
         if self.pocket is not None:
             pocket, pocket_path = read_structure(self.pocket, pdb_id=self.id), self.pocket
             if self.selection is not None:  # a pocket file cut around the ligand may hold it
-                pocket = pocket[~residue_mask_of(pocket, entry.key)]
+                pocket = pocket[~entry.mask(pocket)]
         else:
             protein = protein if protein is not None else _read_protein(self.protein)
             pocket, pocket_path = pocket_from_protein(protein, ligand, POCKET_CUTOFF), self.protein
         warnings += _overlap_warnings(pocket, ligand)
+        on_ligand = _overlapping_residues(pocket, ligand)  # e.g. the crystal ligand under a docked pose
+        links = [link for link in covalent_links(pocket, ligand) if pocket.res_index[link.pocket_atom] not in on_ligand]
+        if self.selection is not None:
+            links = sorted(links + declared_links(self.protein, entry.keys, pocket, ligand, links),
+                           key=lambda x: (x.ligand_atom, x.pocket_atom))
+        covalent = [link.describe(pocket, ligand) for link in links]
+        if links:
+            ligand, notes = relink_bond_orders(ligand, links)
+            warnings.append("covalent ligand: " + "; ".join(covalent)
+                            + (f"; bond orders at the linked atom follow the adduct ({', '.join(notes)})" if notes else ""))
         c = assemble_complex(pocket, ligand, pdb_id=self.id, pocket_path=pocket_path, ligand_path=lig_path,
                              max_ligand_gap=MAX_LIGAND_GAP)
-        return LoadedComplex(c, self._provenance(c, bond_orders, warnings,
-                                                 entry.selected if self.selection is not None else None))
+        prov = self._provenance(c, bond_orders, warnings, entry.selected if self.selection is not None else None)
+        if covalent:
+            prov["covalent"] = covalent
+        return LoadedComplex(c, prov)
 
     def _read_ligand_file(self, warnings: list[str]):
         path = self.ligand
         require_file(path)
-        if self.pose is not None or path.suffix.lower() == ".gz":
-            lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id)
+        if self.pose is not None or path.suffix.lower() == ".gz" or base_suffix(path) == ".pdbqt":
+            lig, mol = read_ligand_pose(path, self.pose or 1, pdb_id=self.id, smiles=self.smiles)
             return lig, mol, path
         if base_suffix(path) not in (".mol2", ".sdf", ".mol"):
-            raise MisiInputError(path, "ligand must be a .sdf, .mol or .mol2 file (optionally .gz)")
+            raise MisiInputError(path, "ligand must be a .sdf, .mol, .mol2 or .pdbqt file (optionally .gz)")
         # a PDBbind pair: read as the folder loader does (mol2 first, then SDF; names from the mol2)
         mol2, sdf = path.with_suffix(".mol2"), path.with_suffix(".sdf")
         files = [path] + [p for p in (mol2, sdf) if p != path and p.is_file() and path.stem.endswith("_ligand")]
@@ -214,15 +237,24 @@ class FileSource:
         return out
 
 
-def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
-    """Pocket residues with a heavy atom within :data:`OVERLAP` Å of a ligand heavy atom (no bond is
-    that short): typically the ligand left in a holo protein file next to a docked pose."""
+def _overlap_atoms(pocket: Complex, ligand: Complex) -> np.ndarray:
+    """Pocket heavy atoms within :data:`OVERLAP` Å of a ligand heavy atom (no bond is that short)."""
     from scipy.spatial import cKDTree
 
     heavy = ~pocket.is_hydrogen
     lig = ligand.coord[~ligand.is_hydrogen]
     d = cKDTree(lig).query(pocket.coord[heavy], k=1, distance_upper_bound=OVERLAP)[0]
-    hit = np.flatnonzero(heavy)[d < OVERLAP]
+    return np.flatnonzero(heavy)[d < OVERLAP]
+
+
+def _overlapping_residues(pocket: Complex, ligand: Complex) -> set[int]:
+    return set(pocket.res_index[_overlap_atoms(pocket, ligand)].tolist())
+
+
+def _overlap_warnings(pocket: Complex, ligand: Complex) -> list[str]:
+    """Pocket residues with a heavy atom within :data:`OVERLAP` Å of a ligand heavy atom (no bond is
+    that short): typically the ligand left in a holo protein file next to a docked pose."""
+    hit = _overlap_atoms(pocket, ligand)
     if len(hit) == 0:
         return []
     residues = dict.fromkeys(

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from misi_tasks._cli import CliError, new_parser, run
+from misi_tasks._cli import EXIT_FAILED, CliError, new_parser, run
 from misi_tasks.engine.backends import BACKEND_NAMES, BackendError
 from misi_tasks.engine.remote import (RemoteError, check_url, download_input, is_url, stage_dir, staged_version,
                                      upload_output)
@@ -70,10 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "or a PDB/mmCIF file (with --ligand), or a URL of one (s3://, gs://, ... via fsspec); "
                         "default: bundled samples")
     p.add_argument("--ligand", default=None,
-                   help="with a PDB/mmCIF --input: the ligand residue RESNAME[:CHAIN[:RESNUM]], or a ligand file "
-                        "(SDF/mol2; one complex per pose)")
+                   help="with a PDB/mmCIF --input: the ligand residue RESNAME[:CHAIN[:RESNUM]], every copy of one "
+                        "(RESNAME:*), every ligand (all), a peptide chain (chain:ID), or a ligand file "
+                        "(SDF/mol2/PDBQT; one complex per pose)")
     p.add_argument("--smiles", default=None, help="with --ligand: SMILES whose bond orders the ligand takes")
-    p.add_argument("--poses", type=int, default=None, help="use only the first N poses of a multi-molecule SDF")
+    p.add_argument("--poses", type=int, default=None, help="use only the first N poses of a multi-molecule ligand file")
     p.add_argument("--check", action="store_true",
                    help="load every complex of --input without rendering, print a table and exit (1 if any fails)")
     p.add_argument("--out", default=None,
@@ -204,7 +205,7 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
               remote_in: str | None, remote_out: str | None, stage: Path | None) -> int:
     from misi_geom.samples import sample_root
     from misi_tasks.engine._malloc import image_maker_memory
-    from misi_tasks.engine.generate import TINY_PER_TASK, generate_dataset
+    from misi_tasks.engine.generate import TINY_PER_TASK, NoComplexLoaded, generate_dataset
 
     try:
         if remote_out:
@@ -221,6 +222,9 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
         image_maker_memory()
     try:
         summary = generate_dataset(cfg, progress=not args.quiet)
+    except NoComplexLoaded as exc:  # the usual summary, with every complex's reason, then the error
+        print(exc.summary.format())
+        raise CliError(str(exc), status=EXIT_FAILED) from None
     except OSError as exc:
         raise CliError(_os_error(exc, cfg.out_dir)) from None
     print(summary.format())
@@ -263,7 +267,7 @@ def _check(path: Path, args: argparse.Namespace) -> int:
     from misi_tasks.inputs import check_inputs, discover_inputs, format_check_table
 
     plan = discover_inputs(path, ligand=args.ligand, smiles=args.smiles, poses=args.poses)  # errors: main's run
-    rows = check_inputs(plan, args.split, progress=not args.quiet)
+    rows = check_inputs(plan.limited(args.limit), args.split, progress=not args.quiet)
     print(format_check_table(rows))
     return 0 if rows and all(r.ok for r in rows) else 1
 

@@ -32,13 +32,22 @@ from misi_tasks.engine.units import WorkDir
 from misi_tasks.engine.worker import check_complex, generate_items, init_worker, process_complex
 from misi_tasks.inputs import assign_splits, discover_inputs
 
-__all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "OutputFolderError", "generate_dataset",
-           "generate_items", "TINY_PER_TASK"]
+__all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "NoComplexLoaded", "OutputFolderError",
+           "generate_dataset", "generate_items", "TINY_PER_TASK"]
+
+
+class NoComplexLoaded(ValueError):
+    """Every complex of the input failed to load; ``summary`` lists each one with its reason."""
+
+    def __init__(self, summary: GenerateSummary) -> None:
+        self.summary = summary
+        super().__init__(f"none of the {len(summary.failed_complexes)} input complexes loaded (reasons above); "
+                         "nothing was generated")
 
 
 def _plan(cfg: GenerateConfig):
     plan = discover_inputs(cfg.input_dir, ligand=cfg.ligand, smiles=cfg.smiles, poses=cfg.poses)
-    ids = sorted(plan.sources)
+    ids = plan.ordered_ids()
     if cfg.limit is not None:
         ids = ids[: cfg.limit]
     if not ids:
@@ -93,6 +102,10 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                     loaded.append(cid)
                     atoms[cid] = heavy
             loaded.sort()  # a backend may answer in completion order
+            if not loaded:
+                summary.seconds = time.perf_counter() - t0
+                write_failures(cfg, summary)
+                raise NoComplexLoaded(summary)
             partners = {s: tuple(c for c in loaded if splits[c] == s) for s in set(splits.values())}
             # 2. generate the units of every complex that loaded
             jobs = [(cfg, cid, splits[cid], by_id, partners[splits[cid]]) for cid in loaded]

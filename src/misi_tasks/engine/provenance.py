@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from misi_tasks._atomic import atomic_write_bytes
 from misi_tasks.engine.units import WorkDir
+from misi_tasks.inputs.discover import natural_key
 
 __all__ = ["save_provenance", "load_provenance", "card_sources_section"]
 
@@ -49,9 +50,8 @@ def card_sources_section(sources: dict[str, dict[str, Any]]) -> list[str]:
     if not sources:
         return []
     n = len(sources)
-    n_pocket = sum(p["explicit_hydrogens"]["pocket"] for p in sources.values())
-    n_ligand = sum(p["explicit_hydrogens"]["ligand"] for p in sources.values())
-    n_both = sum(p["explicit_hydrogens"]["pocket"] and p["explicit_hydrogens"]["ligand"] for p in sources.values())
+    sides = [(p["explicit_hydrogens"]["pocket"], p["explicit_hydrogens"]["ligand"]) for p in sources.values()]
+    n_both, n_pocket, n_ligand = sides.count((True, True)), sides.count((True, False)), sides.count((False, True))
     files: dict[str, str] = {}
     for p in sources.values():
         for f in p["files"].values():
@@ -59,16 +59,17 @@ def card_sources_section(sources: dict[str, dict[str, Any]]) -> list[str]:
     lines = [
         "## Sources",
         "",
-        f"{n} complexes were read from explicit files (a manifest or a structure entry). Explicit hydrogens: "
-        f"{n_both} of {n} complexes have them on both pocket and ligand, {n_pocket} on the pocket, "
-        f"{n_ligand} on the ligand; where they are missing, hydrogen-bond ground truth infers them. "
+        f"{n} complexes were read from explicit files (a manifest or a structure entry). Of these {n} "
+        f"complexes, {n_both} have explicit hydrogens on both pocket and ligand, {n_pocket} on the pocket only, "
+        f"{n_ligand} on the ligand only and {n - n_both - n_pocket - n_ligand} on neither; where they are "
+        "missing, hydrogen-bond ground truth infers them. "
         "Each item's `metadata.source` names its files with their sha256 checksums, how the pocket and "
         "the ligand's bond orders were obtained, and any warning.",
         "",
         "| complex | protein | ligand | pocket | bond orders | explicit H | warnings |",
         "|---|---|---|---|---|---|---|",
     ]
-    for cid in sorted(sources):
+    for cid in sorted(sources, key=natural_key):
         p = sources[cid]
         f = p["files"]
         lig = p.get("ligand_selection") or f.get("ligand", {}).get("file", "")

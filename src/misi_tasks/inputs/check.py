@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from misi_geom.errors import MisiInputError
-from misi_tasks.inputs.discover import InputPlan, assign_splits
+from misi_tasks.inputs.discover import InputPlan, assign_splits, natural_key
 
 __all__ = ["CheckRow", "check_inputs", "format_check_table"]
 
@@ -29,6 +29,7 @@ class CheckRow:
     ligand_heavy_atoms: int = 0
     hydrogens: str = ""  # "pocket+ligand", "pocket", "ligand" or "none"
     note: str = ""  # the error, or the load's warnings
+    covalent: str = ""  # the ligand-pocket bonds of a covalent ligand ("C7 - CYS 58 SG A (1.82 Å)")
 
 
 def check_inputs(plan: InputPlan, split: str = "auto", *, progress: bool = False) -> list[CheckRow]:
@@ -55,16 +56,18 @@ def check_inputs(plan: InputPlan, split: str = "auto", *, progress: bool = False
             pocket_residues=len(set(pocket.res_index.tolist())),
             ligand_heavy_atoms=int((c.is_ligand & ~c.is_hydrogen).sum()),
             hydrogens="+".join(h) or "none", note="; ".join(warnings),
+            covalent="; ".join((loaded.provenance or {}).get("covalent", [])),
         ))
-    return sorted(rows, key=lambda r: r.id)
+    return sorted(rows, key=lambda r: natural_key(r.id))
 
 
 def format_check_table(rows: list[CheckRow]) -> str:
     """A plain-text table, one line per complex, and a last line with the totals."""
-    head = ("id", "split", "protein", "ligand", "pocket", "status", "pocket res", "lig heavy", "explicit H", "note")
+    head = ("id", "split", "protein", "ligand", "pocket", "status", "pocket res", "lig heavy", "explicit H",
+            "covalent", "note")
     body = [(r.id, r.split, r.protein, r.ligand, r.pocket, "ok" if r.ok else "ERROR",
              str(r.pocket_residues) if r.ok else "", str(r.ligand_heavy_atoms) if r.ok else "",
-             r.hydrogens, r.note) for r in rows]
+             r.hydrogens, (r.covalent or "no") if r.ok else "", r.note) for r in rows]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     lines = [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]

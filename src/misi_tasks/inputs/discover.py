@@ -3,7 +3,8 @@
 - a folder: PDBbind-layout complexes (:func:`misi_geom.find_complex_dirs`), loaded as today;
 - a manifest (``.csv``, ``.yaml``, ``.yml``): :func:`misi_tasks.inputs.manifest.read_manifest`;
 - a PDB/mmCIF file (optionally gzipped) with ``ligand=``: a residue selection inside it
-  (``RESNAME[:CHAIN[:RESNUM]]``) or a ligand file (one complex per pose of a multi-molecule SDF);
+  (``RESNAME[:CHAIN[:RESNUM]]``; ``RESNAME:*`` and ``all`` give one complex per copy/ligand;
+  ``chain:ID`` a peptide ligand) or a ligand file (one complex per pose of a multi-molecule file);
   the complex id is the file name without its suffixes.
 
 A folder or file name that cannot become an item id and a gallery page name (control characters
@@ -14,6 +15,7 @@ ids themselves (:mod:`misi_tasks.inputs.manifest`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from misi_geom.inputs import ComplexSource, FolderSource, is_structure_file, ste
 from misi_tasks.inputs.manifest import is_manifest, read_manifest, sources_of_row
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION, split_of
 
-__all__ = ["InputPlan", "discover_inputs", "assign_splits", "unusable_id", "shown_id"]
+__all__ = ["InputPlan", "discover_inputs", "assign_splits", "natural_key", "unusable_id", "shown_id"]
 
 #: Characters a complex id may not hold (besides control characters): they break item ids, the
 #: tab-separated failures list or gallery pages.
@@ -60,6 +62,18 @@ def shown_id(cid: str) -> str:
                    for ch in cid)
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> list:
+    """Sort key that orders digit runs by value: pose 2 before pose 10.
+
+    >>> sorted(["x_pose10", "x_pose2", "x_pose1"], key=natural_key)
+    ['x_pose1', 'x_pose2', 'x_pose10']
+    """
+    return [int(t) if t.isdigit() else t for t in _DIGITS.split(text)]
+
+
 @dataclass
 class InputPlan:
     """Sources by id (sorted), and inputs that failed before loading (id -> one-line reason)."""
@@ -67,6 +81,16 @@ class InputPlan:
     sources: dict[str, ComplexSource] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     kind: str = "folder"  # "folder", "manifest" or "entry"
+
+    def ordered_ids(self) -> list[str]:
+        """Complex ids in run order: sorted as text for PDBbind folders (as always), naturally for
+        explicit files (``x_pose2`` before ``x_pose10``, ``x_ATP_A_9`` before ``x_ATP_A_10``)."""
+        return sorted(self.sources) if self.kind == "folder" else sorted(self.sources, key=natural_key)
+
+    def limited(self, limit: int | None) -> "InputPlan":
+        """The plan with only the first ``limit`` complexes of :meth:`ordered_ids` (all for ``None``)."""
+        ids = self.ordered_ids() if limit is None else self.ordered_ids()[:limit]
+        return InputPlan({cid: self.sources[cid] for cid in ids}, self.failures, self.kind)
 
 
 def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str | None = None,
@@ -96,10 +120,12 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
         if ligand or smiles:
             raise ValueError(f"{path}: --ligand and --smiles apply to a structure file; a manifest has columns for them")
         read = read_manifest(path, poses=poses)
-        return InputPlan({s.id: s for s in sorted(read.sources, key=lambda s: s.id)}, read.failures, "manifest")
+        return InputPlan({s.id: s for s in sorted(read.sources, key=lambda s: natural_key(s.id))}, read.failures,
+                         "manifest")
     if is_structure_file(path):
         if not ligand:
-            raise ValueError(f"{path}: a structure file needs --ligand RESNAME[:CHAIN[:RESNUM]] or --ligand FILE.sdf")
+            raise ValueError(f"{path}: a structure file needs --ligand RESNAME[:CHAIN[:RESNUM]], RESNAME:*, all, "
+                             "chain:ID or a ligand file (--ligand FILE.sdf)")
         why = unusable_id(stem_id(path))
         if why is not None:
             raise ValueError(f"{shown_id(str(path))}: the file's name cannot be a complex id ({why}); rename it")
@@ -111,7 +137,7 @@ def discover_inputs(path: str | Path, *, ligand: str | None = None, smiles: str 
             sources = sources_of_row(row, base, base, poses)
         except MisiInputError as exc:
             raise ValueError(str(exc)) from None
-        return InputPlan({s.id: s for s in sorted(sources, key=lambda s: s.id)}, {}, "entry")
+        return InputPlan({s.id: s for s in sorted(sources, key=lambda s: natural_key(s.id))}, {}, "entry")
     raise ValueError(f"{path}: not a folder, a manifest (.csv, .yaml) or a PDB/mmCIF file")
 
 

@@ -7,9 +7,11 @@ column      required content
 =========== ======== ==============================================================================
 ``id``      yes      complex id (letters, digits, ``_ . -``); items are named after it
 ``protein`` [1]      PDB/mmCIF file (``.pdb .ent .cif .mmcif``, optionally ``.gz``)
-``ligand``  yes      SDF/mol/mol2 file (optionally ``.gz``; a multi-molecule SDF gives one complex
-                     per pose, ``<id>_pose<k>``), or a residue inside the protein file:
-                     ``RESNAME[:CHAIN[:RESNUM]]``
+``ligand``  yes      SDF/mol/mol2/PDBQT file (optionally ``.gz``; a multi-molecule file gives one
+                     complex per pose, ``<id>_pose<k>``; PDBQT needs ``smiles``), or residue(s) of the
+                     protein file: ``RESNAME[:CHAIN[:RESNUM]]``, ``RESNAME:*`` (every copy) or ``all``
+                     (every ligand), one complex per residue ``<id>_<RES>_<CHAIN>_<NUM>``, or
+                     ``chain:ID`` (a peptide ligand)
 ``pocket``  no       pocket file (PDB/mmCIF); wins over a pocket cut from the protein
 ``smiles``  no       bond-order template for the ligand (needed for a ligand without hydrogens
                      picked from a structure)
@@ -34,6 +36,7 @@ from typing import Any
 
 from misi_geom.errors import MisiInputError
 from misi_geom.inputs import FileSource, LigandSelection, count_poses, is_ligand_file, is_structure_file
+from misi_geom.inputs.ligands import copy_id
 
 __all__ = ["MANIFEST_COLUMNS", "MANIFEST_SUFFIXES", "ManifestRead", "read_manifest", "is_manifest", "parse_ligand", "sources_of_row"]
 
@@ -116,6 +119,27 @@ def parse_ligand(text: str, base: Path, has_protein: bool) -> tuple[Path | None,
     return None, LigandSelection.parse(text)
 
 
+def is_multi_selection(text: str) -> bool:
+    """``all`` / ``*`` (every ligand) or ``RESNAME:*`` (every copy of one)."""
+    t = str(text).strip()
+    return t.lower() in ("all", "*") or (t.endswith(":*") and ":" not in t[:-2] and len(t) > 2)
+
+
+def expand_multi_selection(protein: Path, text: str) -> list[tuple[str, str, int, str]]:
+    """The residues ``text`` (see :func:`is_multi_selection`) names in ``protein``, file order;
+    ``ValueError`` (saying what was left out) when there is none."""
+    from misi_geom.inputs.ligands import atom_record_residues, ligand_residues
+    from misi_geom.io import read_structure
+
+    t = str(text).strip()
+    res_name = None if t.lower() in ("all", "*") else t[:-2]
+    keys, left_out = ligand_residues(read_structure(protein), res_name, atom_record_residues(protein))
+    if not keys:
+        what = "no ligand" if res_name is None else f"no non-polymer residue {res_name.upper()}"
+        raise ValueError(f"{what} in {protein.name}" + (f" (left out: {'; '.join(left_out)})" if left_out else ""))
+    return keys
+
+
 def sources_of_row(row: dict[str, Any], base: Path, root: Path, poses: int | None) -> list[FileSource]:
     """The source(s) of one row (one per pose); ``ValueError``/``MisiInputError`` for a bad row."""
     cid = _cell(row, "id")
@@ -134,6 +158,13 @@ def sources_of_row(row: dict[str, Any], base: Path, root: Path, poses: int | Non
     for name, p in (("protein", protein), ("pocket", pocket)):
         if p is not None and not is_structure_file(p):
             raise ValueError(f"{name} {p!r} is not a PDB/mmCIF file (.pdb, .ent, .cif, .mmcif, optionally .gz)")
+    if is_multi_selection(ligand):
+        if protein is None:
+            raise ValueError(f"ligand {ligand!r} selects residues of a protein file, and the row has none")
+        common = dict(protein=resolve(protein), ligand=None, pocket=resolve(pocket), smiles=_cell(row, "smiles"),
+                      split=split.lower() if split else None, group=cid, root=root)
+        return [FileSource(copy_id(cid, key), selection=LigandSelection(key[0], key[1], key[2], key[3]), **common)
+                for key in expand_multi_selection(resolve(protein), ligand)]
     lig_path, selection = parse_ligand(ligand, base, protein is not None)
     common = dict(protein=resolve(protein), ligand=lig_path, selection=selection, pocket=resolve(pocket),
                   smiles=_cell(row, "smiles"), split=split.lower() if split else None, group=cid, root=root)
