@@ -27,7 +27,7 @@ from misi_render.labels import (
 )  # fmt: skip
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.definitions.equivalence import SIDE_CHAIN_EQUIVALENTS
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import TASK_NAMES, task_spec
 from misi_tasks.tasks.scene import Scene
 
 HBOND_TASKS = ("residue-ligand", "interaction-location", "pocket-ligand")
@@ -234,6 +234,25 @@ def test_no_t8_decoy_is_a_sibling_atoms_answer(hbond_rows, complexes):
         assert not moves & set(row["options"][1:]), row["id"]
         checked += len(moves) > 1
     assert checked
+
+
+def test_every_t8_decoy_is_worse_than_the_answer_by_the_margin(hbond_rows, complexes):
+    """Section 4: the bond's midpoint (rebuilt from the input file and the recorded camera) ends at
+    least ``decoy_margin_A`` (0.5 Å) farther from the centre after every decoy than after the answer."""
+    margin = task_spec("interaction-location").decoy_margin_A
+    assert margin == 0.5
+    rows = [r for r in hbond_rows if r["task"] == "interaction-location"]
+    assert rows
+    for row in rows:
+        meta, c = _meta(row), complexes[row["complex_id"]]
+        hb = meta["hbond"]
+        front = c.coord - np.array(meta["camera"]["center"])  # the front view's camera frame (orthographic)
+        mid = (front[hb["pocket_atom"], :2] + front[hb["ligand_atom"], :2]) / 2
+        miss = [float(np.hypot(*(mid + np.array(m.groups(), dtype=float)))) for m in (
+            re.fullmatch(r"move x (-?\d+), move y (-?\d+)", o) for o in row["options"])]
+        answer, *decoys = miss  # rows carry the correct option at A
+        assert row["answer"] == "A" and answer <= np.sqrt(0.5) + 1e-9
+        assert min(decoys) >= answer + margin, (row["id"], miss)
 
 
 def test_no_label_leaves_any_image_of_any_task(all_rows):

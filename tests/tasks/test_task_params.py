@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 import misi_tasks.tasks  # noqa: F401  (registers the generators)
@@ -140,6 +141,20 @@ def _t8_decoy_step(rows):
     assert changed and max(changed) == 1  # magnitude decoys move one component by exactly 1 Å
 
 
+def _t8_decoy_margin(margin):
+    def check(rows):
+        import re
+
+        assert rows
+        for r in rows:
+            mx, my = _meta(r)["bond_midpoint_A"]
+            miss = [float(np.hypot(mx + dx, my + dy)) for dx, dy in (
+                map(int, re.fullmatch(r"move x (-?\d+), move y (-?\d+)", o).groups()) for o in r["options"])]
+            want = miss.pop("ABCD".index(r["answer"]))
+            assert min(miss) >= want + margin - 1e-3  # midpoint rounded to 4 decimals in metadata
+    return check
+
+
 def _pair_moves_within(limit):
     def check(rows):
         moves = [abs(c.dist_A) for r in rows for c in _commands(r) if isinstance(c, Move)]
@@ -198,6 +213,7 @@ CASES = {
     ("residue-ligand", "hard_negatives"): (False, _hard_negatives),
     ("residue-ligand", "hard_negative_cutoff_A"): (0.01, _hard_negative_cutoff),
     ("interaction-location", "decoy_max_step"): (1, _t8_decoy_step),
+    ("interaction-location", "decoy_margin_A"): (1.5, _t8_decoy_margin(1.5)),
     ("translation-rotation", "max_distance"): (2, _pair_moves_within(2)),
     ("translation-rotation", "max_angle"): (30, _pair_rolls(30, 15)),
     ("translation-rotation", "step"): (45, _pair_rolls(90, 45)),
@@ -258,6 +274,7 @@ def test_count_travels_with_the_items(scenes):
     ("translation-rotation", {"max_distance": 1}, "max_distance must be >= 2"),
     ("rotation", {"max_angle": 90.5}, "must be a whole number"),
     ("translation", {"axes": []}, "non-empty list"),
+    ("interaction-location", {"decoy_margin_A": -0.1}, r"decoy_margin_A must be in \[0, 2\]"),
 ])
 def test_invalid_parameters_are_refused_with_a_clear_message(task, params, message):
     with pytest.raises(ValueError, match=message):

@@ -102,12 +102,18 @@ class InteractionLocationSpec(TaskSpec):
     #: A magnitude decoy changes one component by 1 .. decoy_max_step Å (shrinking it only when it is
     #: larger than that, so its sign stays).
     decoy_max_step: int = 3
+    #: Every decoy leaves the bond's midpoint at least this many Å farther from the centre than the
+    #: answer does (a decoy that does not is redrawn; a bond with no such decoys is not asked), so a
+    #: midpoint near a half-Å never makes a neighbouring whole-Å move practically as good as the answer.
+    decoy_margin_A: float = 0.5
     #: State the images' scale (px per Å) in the prompt; false gives the paper's wording (no scale).
     state_scale: bool = True
 
     def validate(self) -> None:
         if self.decoy_max_step < 1:
             raise ValueError(f"task {self.name!r}: decoy_max_step must be >= 1, got {self.decoy_max_step}")
+        if not 0 <= self.decoy_margin_A <= 2:
+            raise ValueError(f"task {self.name!r}: decoy_margin_A must be in [0, 2] Å, got {self.decoy_margin_A}")
 
     def ask(self, *, bond: str, **fields: Any) -> str:
         return (f"Consider the hydrogen bond between {bond}. Which translation of the complex in the front view, "

@@ -12,7 +12,9 @@ non-bonded residue, so mostly far from the ligand and easy).  Each item's metada
 ``negative_pool``: ``"hard"``, ``"any (no hard negative)"`` or ``"any"``.  Single-atom
 residues (metal ions) are never asked about.  T8 asks about ``count`` bonds with distinct answers
 (test 1, train 2); its decoys flip the sign and/or change the magnitude of the true move's
-components.  T9 asks one item per complex with at least one H-bond.
+components, each leaving the bond's midpoint at least ``decoy_margin_A`` (0.5 Å) farther from the
+centre than the answer does (redrawn when not; a bond without such decoys is not asked).
+T9 asks one item per complex with at least one H-bond.
 """
 
 from __future__ import annotations
@@ -161,10 +163,20 @@ def _move_text(dx: int, dy: int) -> str:
 
 
 def t8_decoys(dx: int, dy: int, rng: np.random.Generator, *, max_step: int = 3,
-              attempts: int = 50, avoid=frozenset()) -> list[tuple[int, int]]:
+              attempts: int = 50, avoid=frozenset(), midpoint: tuple[float, float] | None = None,
+              margin: float = 0.0) -> list[tuple[int, int]]:
     """Three distinct decoy moves: (1) a sign flip, (2) a magnitude change by 1 .. ``max_step``,
     (3) both; each drawn up to ``attempts`` times (``max_step``: the T8 spec's ``decoy_max_step``);
-    none in ``avoid`` (the moves of the bonds between symmetry-equivalent atoms, which mean the same bond)."""
+    none in ``avoid`` (the moves of the bonds between symmetry-equivalent atoms, which mean the same bond).
+    With ``midpoint`` (the bond's midpoint in the front view, Å) every decoy leaves it at least ``margin``
+    Å farther from the centre than the answer does (the spec's ``decoy_margin_A``).
+    Raises :class:`TaskSkipped` when a scheme finds no such decoy."""
+    def miss(v) -> float:
+        return float(np.hypot(midpoint[0] + v[0], midpoint[1] + v[1]))
+
+    def far_enough(v) -> bool:
+        return midpoint is None or miss(v) >= miss((dx, dy)) + margin
+
     def flip(v):
         comps = [k for k, x in enumerate(v) if x != 0]
         out = list(v)
@@ -183,11 +195,12 @@ def t8_decoys(dx: int, dy: int, rng: np.random.Generator, *, max_step: int = 3,
     for make in (flip, grow, lambda v: grow(flip(v))):
         for _ in range(attempts):
             cand = make(truth)
-            if cand != truth and cand != (0, 0) and cand not in decoys and cand not in avoid:
+            if (cand != truth and cand != (0, 0) and cand not in decoys and cand not in avoid
+                    and far_enough(cand)):
                 decoys.append(cand)
                 break
-        else:  # pragma: no cover - a tiny move whose variants are exhausted
-            raise TaskSkipped(f"no distinct decoys for {_move_text(dx, dy)}")
+        else:  # a tiny move whose variants are exhausted, or none clearly worse than the answer
+            raise TaskSkipped(f"no distinct decoys at least {margin} Å worse than {_move_text(dx, dy)}")
     return decoys
 
 
@@ -230,13 +243,17 @@ class InteractionLocationTask(TaskGenerator):
             if checked is None:  # the bond's residue or ligand atom has no legible label: ask another bond
                 continue
             views, check, relaid = checked
+            siblings = self._sibling_moves(scene, front, int(i), int(j))
+            try:  # decoys clearly worse than the answer, or another bond
+                decoys = t8_decoys(dx, dy, rng, max_step=self.spec.decoy_max_step, avoid=frozenset(siblings),
+                                   midpoint=(float(cx), float(cy)), margin=self.spec.decoy_margin_A)
+            except TaskSkipped:
+                continue
             answers.add((dx, dy))
             chain = str(c.chain_id[i])
             bond = (f"atom {c.atom_name[i]} of {residue_label(c.res_name[i], residue_number(c, i))} "
                     f"({'chain ' + chain if chain else 'no chain id'}) and ligand atom {c.atom_name[j]}")
-            siblings = self._sibling_moves(scene, front, int(i), int(j))
-            options = [_move_text(dx, dy)] + [_move_text(*d) for d in t8_decoys(
-                dx, dy, rng, max_step=self.spec.decoy_max_step, avoid=frozenset(siblings))]
+            options = [_move_text(dx, dy)] + [_move_text(*d) for d in decoys]
             item = self.new_item(
                 scene, ctx, len(items),
                 question=self.prompt(pdb_id=scene.pdb_id, bond=bond, scales=[(views[0].scale, None)],
@@ -258,7 +275,8 @@ class InteractionLocationTask(TaskGenerator):
             if len(items) == self.count(ctx.split):
                 break
         if not items:
-            raise TaskSkipped("every H-bond midpoint is already at the screen centre, or its labels are not legible")
+            raise TaskSkipped("every H-bond midpoint is already at the screen centre, or its labels are not legible, "
+                              "or it has no decoys clearly worse than its answer")
         return items
 
 
