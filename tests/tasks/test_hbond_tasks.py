@@ -77,7 +77,7 @@ def test_t4_paper_negatives_and_fallback(scenes):
     from misi_tasks.tasks.scene import Scene
 
     c = scene.complex
-    far = Scene(scene.source.with_coord(c.coord + np.where(c.is_ligand[:, None], 30.0, 0.0)), scene.settings)
+    far = Scene(scene.source.with_coord(c.coord + np.where(c.is_ligand[:, None], 30.0, 0.0)), scene.run_options)
     _, negatives, _, pool = ResidueLigandTask()._candidates(far)
     assert negatives and pool == "any (no hard negative)"
 
@@ -122,4 +122,4 @@ def test_t9_skips_a_complex_without_hbonds(scenes):
     from misi_tasks.tasks.scene import Scene
 
     with pytest.raises(TaskSkipped):
-        generate_items(Scene(lig_far, scene.settings), ["pocket-ligand"])
+        generate_items(Scene(lig_far, scene.run_options), ["pocket-ligand"])

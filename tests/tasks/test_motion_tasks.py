@@ -68,7 +68,7 @@ def test_rotation_turns_about_the_centroid(items, scene):
         # the centre of rotation (centroid of the heavy atoms) stays at the screen centre
         heavy = ~scene.complex.is_hydrogen
         cx = after.screen.x_px[heavy].mean()
-        assert cx == pytest.approx(scene.settings.size / 2, abs=1e-6)
+        assert cx == pytest.approx(scene.options.size / 2, abs=1e-6)
 
 
 def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
@@ -83,7 +83,7 @@ def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
         stated = float(re.search(r"D = (\d+\.\d) Å", item.question).group(1))
         assert stated == round(scene.frame.distance, 1) and D == pytest.approx(stated, abs=1e-9)
         assert D - d >= 5.0
-        half = scene.settings.size / 2
+        half = scene.options.size / 2
         r0 = np.hypot(before.screen.x_px - half, before.screen.y_px - half)
         r1 = np.hypot(after.screen.x_px - half, after.screen.y_px - half)
         np.testing.assert_allclose(r1, r0 * D / (D - d), rtol=1e-9)
@@ -117,4 +117,4 @@ def test_zoom_skips_answers_too_close_to_a_neighbour(scene):
     from misi_tasks.tasks.motion import ZoomingTask
 
     with pytest.raises(TaskSkipped, match="visible difference"):
-        ZoomingTask(min_separation=2.0).generate(scene, GenContext(settings=scene.settings))
+        ZoomingTask(min_separation=2.0).generate(scene, GenContext(options=scene.run_options))

@@ -37,14 +37,14 @@ __all__ = ["check_complex", "generate_items", "init_worker", "process_complex", 
 _PARTNER_CACHE: dict[tuple, Any] = {}
 
 
-def scene_loader(dirs: dict[str, Any], settings: RenderOptions):
+def scene_loader(dirs: dict[str, Any], options: RenderOptions):
     def load(cid: str):
-        key = (dirs[cid], settings)
+        key = (dirs[cid], options)
         if key not in _PARTNER_CACHE:
             if len(_PARTNER_CACHE) > 4:
                 _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
             loaded = dirs[cid].load()  # a misi_geom.inputs source
-            _PARTNER_CACHE[key] = Scene(loaded.complex, settings, provenance=loaded.provenance)
+            _PARTNER_CACHE[key] = Scene(loaded.complex, options, provenance=loaded.provenance)
         return _PARTNER_CACHE[key]
 
     return load
@@ -149,9 +149,9 @@ def _where(source: Any) -> Path | str:
 def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
     """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
     or (id, one-line reason it cannot be used, None)."""
-    cid, source, settings = args
+    cid, source, options = args
     try:
-        scene = scene_loader({cid: source}, settings)(cid)
+        scene = scene_loader({cid: source}, options)(cid)
     except OSError:
         raise  # a full disk or a vanished input folder stops the run (and it resumes)
     except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
@@ -178,10 +178,10 @@ def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str,
     report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
     if not todo:
         return report
-    load = scene_loader(dirs, cfg.settings)
+    load = scene_loader(dirs, cfg.options)
     scene = load(cid)
     save_provenance(cfg.out_dir, cid, scene.provenance)
-    ctx = GenContext(seed=cfg.seed, split=split, settings=cfg.settings,
+    ctx = GenContext(seed=cfg.seed, split=split, options=cfg.options,
                      partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
     for task in todo:
         gen = get_task(task)(**cfg.task_params.get(task, {}))
@@ -208,6 +208,6 @@ def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "
     returned in canonical order (correct option first, before letter assignment).
     """
     partners = partners or {}
-    ctx = GenContext(seed=seed, split=split, settings=scene.settings, partner_ids=tuple(sorted(partners)),
+    ctx = GenContext(seed=seed, split=split, options=scene.run_options, partner_ids=tuple(sorted(partners)),
                      partner=partners.__getitem__, keep_renders=keep_renders)
     return {t: get_task(t)().generate(scene, ctx) for t in tasks}

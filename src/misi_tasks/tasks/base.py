@@ -45,7 +45,7 @@ class GenContext:
 
     seed: int = 0
     split: str = "test"
-    settings: RenderOptions = field(default_factory=RenderOptions)
+    options: RenderOptions = field(default_factory=RenderOptions)
     partner_ids: tuple[str, ...] = ()
     partner: Callable[[str], Scene] | None = None
     keep_renders: bool = False
@@ -144,7 +144,7 @@ class TaskGenerator:
 
     def new_item(self, scene: Scene, ctx: GenContext, index: int, **fields: Any) -> Item:
         meta = fields.pop("metadata", {})
-        meta = {"render": ctx.settings.to_dict(), "seed": ctx.seed, **meta}
+        meta = {"render": ctx.options.to_dict(), "seed": ctx.seed, **meta}
         overrides = self.spec.overrides()
         if overrides:  # the parameters travel with the item, so the scorer rebuilds this spec
             meta["task_params"] = overrides

@@ -151,7 +151,7 @@ class ZoomingTask(SingleMotionTask):
         return zoom_frame(scene.frame_for())
 
     def before_views(self, scene: Scene) -> list:
-        if scene.settings.projection == "orthographic":  # at zoom 0 the field of view changes nothing
+        if scene.options.projection == "orthographic":  # at zoom 0 the field of view changes nothing
             return scene.base_views(THREE_VIEWS)
         return scene.render(THREE_VIEWS, frame=self.frame(scene))
 
