@@ -81,7 +81,7 @@ def _expected_states(item, scene, scenes):
             res &= c.chain_id == ("" if m[4] == "?" else m[4])
         assert len(np.unique(c.res_index[res])) == 1, m[0]
         sub = c[res | c.is_ligand]
-        frame = item.renders["images"][0].frame
+        frame = item.renders.images[0].frame
         return [(e, sub, False) for e in _views(sub.coord - frame.center, SIX_VIEWS)], []
     if task in ("interaction-location", "pocket-ligand"):
         return [(e, c, False) for e in _views(q, SIX_VIEWS)], []
@@ -117,12 +117,12 @@ def test_every_image_shows_the_described_state_with_every_atom_in_frame(generate
     for task, items in generated[pdb_id].items():
         for item in items:
             states, option_states = _expected_states(item, scene, scenes)
-            rvs = item.renders["images"]
+            rvs = item.renders.images
             assert len(rvs) == len(item.images) == len(states) == len(item.image_roles), item.id
             pairs = list(zip(rvs, item.images, states))
             if option_states:
-                assert len(item.renders["options"]) == len(item.option_images) == len(option_states) == 4
-                pairs += list(zip(item.renders["options"], item.option_images, option_states))
+                assert len(item.renders.options) == len(item.option_images) == len(option_states) == 4
+                pairs += list(zip(item.renders.options, item.option_images, option_states))
             for k, (rv, png, (expected, drawn, may_leave)) in enumerate(pairs):
                 where = f"{item.id} image {k + 1}"
                 np.testing.assert_allclose(_frame(rv), expected, atol=ATOL, err_msg=where)

@@ -17,7 +17,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from misi_render import RenderOptions
-from misi_tasks.definitions.items import OPTIONS_MARK, Item
+from misi_tasks.definitions.items import OPTIONS_MARK, Item, Renders
 from misi_tasks.definitions.registry import SPECS, resolve_task, task_spec
 from misi_tasks.definitions.taskspec import TaskSpec
 from misi_tasks.tasks.fairness import labels_outside_frame
@@ -94,7 +94,7 @@ class TaskGenerator:
         rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
         items = self.make_items(scene, ctx, rng)
         for item in items:  # no label may leave its image (misi_tasks.tasks.fairness)
-            for view in [*item.renders.get("images", ()), *item.renders.get("options", ())]:
+            for view in [*item.renders.images, *item.renders.options]:
                 outside = labels_outside_frame(view)
                 if outside:
                     raise RuntimeError(f"{item.id}: label {outside[0]!r} leaves the frame of a {view.name} image")
@@ -103,7 +103,7 @@ class TaskGenerator:
                 item.metadata["source"] = scene.provenance
         if not ctx.keep_renders:
             for item in items:
-                item.renders = {}
+                item.renders = Renders()
         return items
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:

@@ -23,6 +23,7 @@ from scipy.spatial import cKDTree
 from misi_geom import SIX_VIEWS, hbond_pairs
 from misi_geom.residues import residue_label, residue_number
 from misi_tasks.definitions.answers import Move, format_commands
+from misi_tasks.definitions.items import Renders
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
 from misi_tasks.definitions.equivalence import side_chain_siblings
 from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atoms
@@ -148,7 +149,7 @@ class ResidueLigandTask(TaskGenerator):
                           "equivalent_atoms": equivalent_atoms(c, named, scene.ligand_classes, lambda r: _t4_atom(c, r)),
                           "label_check": check.record(relaid)},
             )
-            item.renders = {"views": views, "complex": sub, "images": views}
+            item.renders = Renders(images=views, extra={"views": views, "complex": sub})
             items.append(item)
         if not items:
             raise TaskSkipped("no residue whose named atoms are legibly labelled")
@@ -253,7 +254,7 @@ class InteractionLocationTask(TaskGenerator):
                           "equivalent_atoms": equivalent_atoms(c, [i, j], scene.ligand_classes, lambda r: _t9_atom(c, r)),
                           "label_check": check.record(relaid)},
             )
-            item.renders = {"front": views[0], "views": views, "key_atoms": key, "images": views}
+            item.renders = Renders(images=views, extra={"front": views[0], "views": views, "key_atoms": key})
             items.append(item)
             if len(items) == self.count(ctx.split):
                 break
@@ -296,5 +297,5 @@ class PocketLigandTask(TaskGenerator):
                                                            lambda r: _t9_atom(c, r)),
                       "label_check": check.record(relaid)},
         )
-        item.renders = {"views": views, "images": views}
+        item.renders = Renders(images=views, extra={"views": views})
         return [item]
