@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from misi_geom import Complex, assign_hbond_types, find_hbonds, load_complex
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 
 DATA = Path(__file__).parent / "data"
 HELDOUT = DATA / "heldout"

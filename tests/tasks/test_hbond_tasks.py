@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from misi_geom import find_hbonds, hbond_pairs
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.tasks.base import TaskSkipped
 from misi_tasks.definitions.hbonds import ResidueLigandSpec

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from misi_geom import SIX_VIEWS, find_hbonds
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_render import atom_radii, render_views
 from misi_render.labels import LIGAND_LABEL_RULE, label_requests
 from misi_tasks.engine.generate import generate_items
