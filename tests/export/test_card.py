@@ -78,6 +78,16 @@ def test_card_names_command_version_licence_and_citations(export_dataset: Path) 
     assert "PDBbind" in card and "CC0" in card and "## Licence" in card
     assert "arXiv" in card and "eprint        = {2512.10867}" in card and "@software{misi," in card
     assert "- `9xyz`: bad ligand" in card
+    # a card describes this dataset: no history, no internal issue numbers; every BibTeX entry complete
+    assert "What changed" not in card and not re.search(r"\bissues? \d", card)
+    bibtex = card.split("```bibtex\n", 1)[1].split("```", 1)[0]
+    entries = re.findall(r"@(\w+)\{([\w-]+),\n(.*?)\n\}", bibtex, flags=re.S)
+    assert [(kind, key) for kind, key, _ in entries] == [("misc", "misibench2025"), ("software", "misi")]
+    for _, key, body in entries:
+        fields = dict(re.findall(r"^\s*(\w+)\s*=\s*\{(.+)\},?$", body, flags=re.M))
+        assert {"title", "author", "year"} <= set(fields) and re.fullmatch(r"\d{4}", fields["year"]), key
+        assert "others" not in fields["author"], key  # every author named, none left as "and others"
+    assert "url           = {https://arxiv.org/abs/2512.10867}" in bibtex
 
 
 @pytest.mark.parametrize("n, label", [(0, "n<1K"), (999, "n<1K"), (1000, "1K<n<10K"), (54_321, "10K<n<100K"),

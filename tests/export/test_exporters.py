@@ -215,7 +215,8 @@ def test_jsonl_export(export_dataset: Path, tmp_path: Path) -> None:
 
 def test_openai_batch_round_trip(export_dataset: Path, tmp_path: Path) -> None:
     _export(export_dataset, tmp_path / "b", "openai-batch", "--model", "gpt-x", "--task", "T7,T8")
-    requests = [json.loads(line) for line in (tmp_path / "b" / "requests.jsonl").read_text().splitlines()]
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["requests-00001.jsonl"]
+    requests = [json.loads(line) for line in (tmp_path / "b" / "requests-00001.jsonl").read_text().splitlines()]
     items = {it["id"]: it for it in read_items(export_dataset, tasks=["T7", "T8"], splits=["test"])}
     assert sorted(r["custom_id"] for r in requests) == sorted(items)
     out = []
@@ -233,6 +234,33 @@ def test_openai_batch_round_trip(export_dataset: Path, tmp_path: Path) -> None:
     cols = {c: rep["columns"][c] for c in ("T7", "T8")}
     assert sum(st["missing"] for st in cols.values()) == 1              # the failed request
     assert sum(st["exact_pct"] * st["items"] for st in cols.values()) / 100 == 5
+
+
+def test_openai_batch_splits_into_parts_under_the_limits(export_dataset: Path, tmp_path: Path, capsys) -> None:
+    whole = tmp_path / "whole"
+    _export(export_dataset, whole, "openai-batch", "--task", "T1,T5")
+    one = (whole / "requests-00001.jsonl").read_bytes()
+    sizes = sorted(len(line) + 1 for line in one.splitlines())
+    cap = sizes[-1] + sizes[0]                  # room for the largest request plus a little
+    parts = tmp_path / "parts"
+    _export(export_dataset, parts, "openai-batch", "--task", "T1,T5", "--batch-max-mb", str(cap / 1e6))
+    names = sorted(p.name for p in parts.iterdir())
+    assert len(names) > 2 and names == [f"requests-{k:05d}.jsonl" for k in range(1, len(names) + 1)]
+    datas = [(parts / n).read_bytes() for n in names]
+    assert all(0 < len(d) <= cap for d in datas)
+    assert b"".join(datas) == one                                   # same requests, same order, none lost
+    counted = tmp_path / "counted"
+    _export(export_dataset, counted, "openai-batch", "--task", "T1,T5", "--batch-max-requests", "4")
+    lines = [len((counted / n).read_text().splitlines()) for n in sorted(p.name for p in counted.iterdir())]
+    assert lines[:-1] == [4] * (len(lines) - 1) and 0 < lines[-1] <= 4 and sum(lines) == len(sizes)
+    # a rerun with --overwrite replaces every old part, even when it writes fewer
+    _export(export_dataset, parts, "openai-batch", "--task", "T1,T5", "--overwrite")
+    assert sorted(p.name for p in parts.iterdir()) == ["requests-00001.jsonl"]
+    # one request over the cap names its item and the fix
+    assert export_main([str(export_dataset), "--to", "openai-batch", "--out", str(tmp_path / "tiny"), "--quiet",
+                        "--task", "T5", "--batch-max-mb", str(sizes[0] / 2e6)]) == 2
+    err = capsys.readouterr().err
+    assert "translation-rotation/test/" in err and "--max-image-px" in err
 
 
 # ----------------------------------------------------------------------------- the output folder

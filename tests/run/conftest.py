@@ -4,7 +4,9 @@ The dataset has every task, multiple-choice questions carrying their option list
 generator writes it (image options and text options), 64x48 PNG images and valid answers. The server
 answers chat-completion requests with the truth of the question it is sent (or a reply the test
 chooses) and can be told to fail: 429 with Retry-After, 500, slow replies, dropped connections,
-401 and 400.
+401 and 400, and to reject like vLLM does: more images than ``max_images`` (its
+``--limit-mm-per-prompt``), a prompt over its context (``"ctx"``) or a body too large (``"413"``),
+with vLLM's own error bodies and messages.
 """
 
 from __future__ import annotations
@@ -52,9 +54,9 @@ def harness_row(task: str, split: str, k: int) -> dict:
     if task in MC_TASKS:
         letter = LETTERS[k % 4]
         answer = letter
-        if task == "interaction-location":
+        if task not in ("translation-rotation", "rotation-rotation"):  # text options (T8, X1, X3)
             options = [f"move x {i - 2}, move y {k % 3}" for i in range(4)]
-        else:
+        else:  # T5 and T6 show their options as images
             options = ["", "", "", ""]
             roles = roles + [f"option {L}" for L in LETTERS]
         listing = "\n".join(f"{LETTERS[i]}. {o}" if o else f"{LETTERS[i]}. the image labelled option {LETTERS[i]}"
@@ -111,7 +113,9 @@ class FakeOpenAI:
 
     ``behaviour(question, attempt)`` returns what to do with a request: ``"answer"``, ``"429"``,
     ``"500"``, ``"slow"`` (sleep ``slow_s`` first), ``"drop"`` (close the connection without a reply),
-    ``"401"`` or ``"400"``. ``reply(question)`` is the answer text (default: the truth).
+    ``"401"``, ``"400"``, ``"ctx"`` (vLLM's context-length 400) or ``"413"``. ``reply(question)`` is
+    the answer text (default: the truth). ``max_images`` rejects a request with more images as vLLM
+    does when they exceed its ``--limit-mm-per-prompt`` (checked before ``behaviour``).
     """
 
     def __init__(self, truth: dict[str, str]) -> None:
@@ -119,6 +123,7 @@ class FakeOpenAI:
         self.behaviour: Callable[[str, int], str] = lambda q, a: "answer"
         self.reply: Callable[[str], str] = lambda q: self.truth[q]
         self.slow_s = 1.0
+        self.max_images: int | None = None
         self.attempts: Counter = Counter()
         self.requests: list[dict] = []
         self.headers: list[dict] = []
@@ -145,6 +150,18 @@ class FakeOpenAI:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                 action = server.behaviour(question, attempt)
+                n_images = sum(p["type"] == "image_url" for p in content)
+                if server.max_images is not None and n_images > server.max_images:
+                    self._vllm_error(400, f"At most {server.max_images} image(s) may be provided in one request.")
+                    return
+                if action == "ctx":
+                    self._vllm_error(400, "This model's maximum context length is 8192 tokens. However, you requested "
+                                          "9873 tokens (9361 in the messages, 512 in the completion). Please reduce "
+                                          "the length of the messages or completion.")
+                    return
+                if action == "413":
+                    self._send(413, {"detail": "Request Entity Too Large"})
+                    return
                 if action == "drop":
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -161,6 +178,10 @@ class FakeOpenAI:
                 else:
                     extra = {"Retry-After": "0"} if action == "429" else {}
                     self._send(int(action), {"error": {"message": f"simulated {action}"}}, extra)
+
+            def _vllm_error(self, status: int, message: str) -> None:  # vLLM's ErrorResponse body
+                self._send(status, {"object": "error", "message": message, "type": "BadRequestError",
+                                    "param": None, "code": status})
 
             def _send(self, status: int, obj: dict, headers: dict | None = None) -> None:
                 data = json.dumps(obj).encode()

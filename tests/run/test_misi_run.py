@@ -125,18 +125,65 @@ def test_torn_last_line_is_dropped_and_redone(fake_server, harness_dataset: Path
     assert _score(harness_dataset, preds, tmp_path)["all_mean"] == 100.0
 
 
-def test_failed_item_is_reported_and_retried_on_rerun(fake_server, harness_dataset: Path, tmp_path: Path,
-                                                      capsys) -> None:
+def test_failed_item_is_reported_and_retried_on_request(fake_server, harness_dataset: Path, tmp_path: Path,
+                                                        capsys) -> None:
     bad = next(q for q in sorted(fake_server.truth) if "/test/" in q and q.startswith("Item docking"))
     fake_server.behaviour = lambda q, a: "400" if q == bad else "answer"
     preds = tmp_path / "preds.jsonl"
     assert _run(fake_server, harness_dataset, preds) == 1
     err = capsys.readouterr().err
-    assert "1 failed" in err and "HTTP 400" in err and "rerun the same command" in err
-    assert len(_lines(preds)) == N_TEST - 1                            # all but the failed item
+    assert "1 failed" in err and "HTTP 400" in err and "--retry-failed" in err
+    assert len(_lines(preds)) == N_TEST - 1 and fake_server.attempts[bad] == 1   # a 400 is not retried
     fake_server.behaviour = lambda q, a: "answer"
-    assert _run(fake_server, harness_dataset, preds) == 0
-    assert len(_lines(preds)) == N_TEST
+    assert _run(fake_server, harness_dataset, preds) == 1                # recorded: not asked again unasked
+    assert fake_server.attempts[bad] == 1 and len(_lines(preds)) == N_TEST - 1
+    assert _run(fake_server, harness_dataset, preds, "--retry-failed") == 0
+    assert fake_server.attempts[bad] == 2 and len(_lines(preds)) == N_TEST
+    assert _run(fake_server, harness_dataset, preds) == 0                # the answer supersedes the record
+
+
+def test_image_limit_rejections_fail_their_items_and_the_run_goes_on(fake_server, harness_dataset: Path,
+                                                                     tmp_path: Path, capsys) -> None:
+    fake_server.max_images = 4                  # vLLM started with --limit-mm-per-prompt '{"image": 4}'
+    preds = tmp_path / "preds.jsonl"
+    assert _run(fake_server, harness_dataset, preds, "--concurrency", "2") == 1
+    err = capsys.readouterr().err
+    items = read_items(harness_dataset, splits=["test"])
+    big = {it["id"] for it in items if len(it["images"]) > 4}
+    assert len(big) == 6 and {r["id"] for r in _lines(preds)} == {it["id"] for it in items} - big
+    failed = _lines(preds.with_name("preds.jsonl.failed"))
+    assert {f["id"] for f in failed} == big
+    assert all(f["status"] == 400 and "At most 4 image(s)" in f["error"] and f["model"] == "test-model"
+               for f in failed)                                          # the server's own reason
+    assert "--limit-mm-per-prompt" in err and "6 items" in err and "stopped" not in err
+    out = tmp_path / "r.json"
+    assert eval_main(["--dataset", str(harness_dataset), "--predictions", str(preds), "--out-json", str(out)]) == 0
+    assert "6 item(s) were rejected by the server" in capsys.readouterr().err   # misi-eval says why they are missing
+    assert sum(st["missing"] for st in json.loads(out.read_text())["columns"].values()) == 6
+    fake_server.max_images = 13                 # the server restarted with room for 13 images
+    assert _run(fake_server, harness_dataset, preds, "--retry-failed") == 0
+    assert _score(harness_dataset, preds, tmp_path)["all_mean"] == 100.0
+    assert "were rejected by the server" not in capsys.readouterr().err   # all answered now: no note
+
+
+def test_context_limit_on_every_item_asks_each_once_and_names_the_fixes(fake_server, harness_dataset: Path,
+                                                                        tmp_path: Path, capsys) -> None:
+    fake_server.behaviour = lambda q, a: "ctx"
+    preds = tmp_path / "preds.jsonl"
+    assert _run(fake_server, harness_dataset, preds, "--concurrency", "2") == 1
+    err = capsys.readouterr().err
+    assert len(fake_server.requests) == N_TEST and preds.read_text() == ""  # every item asked once, none retried
+    assert f"{N_TEST} failed ({N_TEST} rejected by the server)" in err and "0 not asked" in err
+    for flag in ("--max-model-len", "--max-image-px", "--mm-processor-kwargs", "--retry-failed"):
+        assert flag in err
+    assert "maximum context length is 8192" in err
+
+
+def test_body_too_large_names_the_image_size_flag(fake_server, harness_dataset: Path, tmp_path: Path, capsys) -> None:
+    fake_server.behaviour = lambda q, a: "413"
+    assert _run(fake_server, harness_dataset, tmp_path / "p.jsonl", "--task", "T1") == 1
+    err = capsys.readouterr().err
+    assert "HTTP 413" in err and "--max-image-px 768" in err and "client_max_body_size" in err
 
 
 def test_exhausted_retries_stop_a_failing_run(fake_server, harness_dataset: Path, tmp_path: Path, capsys) -> None:

@@ -104,7 +104,9 @@ def test_free_text_missing_and_unparseable(capsys, tmp_path: Path, small_dataset
                           "--out-json", tmp_path / "r.json", "--out-items", tmp_path / "items.jsonl")
     assert code == 0
     st = json.loads((tmp_path / "r.json").read_text())["columns"]["T7"]
+    lo, hi = st.pop("ci95")
     assert st == {"items": 8, "missing": 5, "unparseable": 2, "score_pct": 100 / 8, "exact_pct": 100 / 8}
+    assert lo == 0.0 < 100 / 8 < hi <= 50.0                # one right of 8: the interval is wide
     assert "5 item(s) have no prediction" in err
     statuses = [json.loads(line)["status"] for line in (tmp_path / "items.jsonl").read_text().splitlines()]
     assert statuses.count("ok") == 1 and statuses.count("missing") == 5

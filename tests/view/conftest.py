@@ -54,6 +54,8 @@ class PageParts(HTMLParser):
             self.links.append(a["href"])
         if tag == "link" and a.get("href") and not a["href"].startswith("data:"):
             self.links.append(a["href"])
+        if tag == "script" and a.get("src"):
+            self.links.append(a["src"])
         if tag == "img":
             self.images.append(a["src"])
             self.alts.append(a.get("alt", ""))

@@ -52,7 +52,8 @@ def browser():
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,1000", "--allow-file-access-from-files"):
+                "--window-size=1280,1000", "--allow-file-access-from-files",
+                "--enable-unsafe-swiftshader"):  # software WebGL for the 3-D view (our own pages only)
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     try:
@@ -82,7 +83,10 @@ def _check_page(driver, url: str) -> np.ndarray:
     images = driver.execute_async_script(_LOAD_ALL_IMAGES)
     broken = [src for src, width in images if not width]
     assert not broken, f"{url}: images that did not load: {broken[:5]}"
-    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR", "WARNING")]
+    # the software GL driver's performance notes (e.g. "GPU stall due to ReadPixels") are about the test
+    # machine's WebGL, not the page; every other warning or error fails
+    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR", "WARNING")
+              and "GL Driver Message (OpenGL, Performance" not in e["message"]]
     assert not errors, f"{url}: console messages: {errors[:3]}"
     shot = np.asarray(Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB"))
     assert shot.std() > 20, f"{url}: screenshot is blank"
@@ -154,3 +158,107 @@ def test_the_eval_html_report_loads_with_its_chart(browser, sample_dataset, rand
                  "--html", str(report)]) == 0
     images = _check_page(browser, report.as_uri())
     assert len(images) == 1 and images[0][1] >= 1000
+
+
+# ----------------------------------------------------------------------------- several models, filters, 3-D view
+@pytest.fixture(scope="module")
+def models_site(sample_dataset, random_predictions, tmp_path_factory) -> tuple[Path, dict[str, dict]]:
+    """A site with two models: the random baseline (one item unanswered) and a gold replier."""
+    from misi_tasks.dataset import read_items
+
+    items = {it["id"]: it for it in read_items(sample_dataset, images=False)}
+    gold = tmp_path_factory.mktemp("gold") / "gold.jsonl"
+    gold.write_text("".join(f'{{"id": "{i}", "reply": "{it["answer"]}"}}\n' for i, it in items.items()))
+    out = tmp_path_factory.mktemp("browser-models") / "site"
+    build_site(sample_dataset, out, per_task=3, predictions=[random_predictions, gold], names=["random", "gold"])
+    return out, items
+
+
+def _visible_rows(driver) -> set[str]:
+    return set(driver.execute_script(
+        "return Array.from(document.querySelectorAll('#itemlist tbody tr')).filter(tr => !tr.hidden)"
+        ".map(tr => tr.querySelector('td:nth-child(4) a').textContent)"))
+
+
+def _choose(driver, select_id: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", select_id)).select_by_value(value)
+
+
+def test_items_page_filters_by_task_complex_and_outcome(browser, models_site, random_predictions):
+    import json
+
+    from misi_tasks.eval.score import score_item
+    from misi_tasks.view.pages import Prediction, outcome
+
+    site, items = models_site
+    _check_page(browser, (site / "items.html").as_uri())
+    every = _visible_rows(browser)
+    assert len(every) == 3 * len(TASKS)
+    random = {json.loads(line)["id"]: json.loads(line)["reply"] for line in random_predictions.read_text().splitlines()}
+
+    def expected(task="", cplx="", model=None, want=""):
+        out = set()
+        for i in every:
+            it = items[i]
+            if (task and it["task"] != task) or (cplx and it["complex_id"] != cplx):
+                continue
+            if want:
+                s = score_item(it, random.get(i) if model == "random" else it["answer"])
+                if outcome(Prediction(None, s.parsed, s.score, s.exact, s.status)) != want:
+                    continue
+            out.add(i)
+        return out
+
+    _choose(browser, "f-task", "docking")
+    assert _visible_rows(browser) == expected(task="docking") != set()
+    assert browser.find_element("id", "f-count").text == f"3 of {len(every)} items"
+    cplx = items[sorted(every)[0]]["complex_id"]
+    _choose(browser, "f-task", "")
+    _choose(browser, "f-complex", cplx)
+    assert _visible_rows(browser) == expected(cplx=cplx) != set()
+    _choose(browser, "f-complex", "")
+    _choose(browser, "f-model", "0")                                     # random
+    for want in ("correct", "wrong", "unparseable"):
+        _choose(browser, "f-outcome", want)
+        assert _visible_rows(browser) == expected(model="random", want=want), want
+    _choose(browser, "f-model", "1")                                     # gold: every item correct
+    _choose(browser, "f-outcome", "correct")
+    assert _visible_rows(browser) == every
+    _choose(browser, "f-outcome", "wrong")
+    assert _visible_rows(browser) == set() and browser.find_element("id", "f-count").text.startswith("0 of")
+
+
+def test_item_page_shows_every_models_reply_beside_the_answer(models_site):
+    site, items = models_site
+    page = sorted((site / "docking").glob("*-*.html"))[0]
+    html = page.read_text()
+    item = items["docking/" + page.stem.replace("-", "/")]
+    assert '<tr class="truth"><th>answer</th>' in html and html.index("<th>random</th>") < html.index("<th>gold</th>")
+    assert f"<code>{item['answer']}</code>" in html and "1.000 (exact; ok)" in html
+
+
+def test_item_page_3d_view_draws_the_complex_offline(browser, models_site, sample_dataset):
+    from misi_geom.samples import sample_root
+
+    site, items = models_site
+    page = sorted((site / "docking").glob("*-*.html"))[0]
+    cid = items["docking/" + page.stem.replace("-", "/")]["complex_id"]
+    _check_page(browser, page.as_uri())
+    resources = browser.execute_script(
+        "return [...Array.from(document.scripts).map(s => s.src).filter(Boolean),"
+        " ...Array.from(document.querySelectorAll('link[href], img[src]')).map(e => e.href || e.src)]")
+    assert all(r.startswith(("file://", "data:")) for r in resources), resources   # nothing from the network
+    assert any(r.endswith("/vendor/3Dmol-min.js") for r in resources) and browser.execute_script("return !!window.$3Dmol")
+    pocket = (sample_root() / cid / f"{cid}_pocket.pdb").read_text().splitlines()
+    ligand = (sample_root() / cid / f"{cid}_ligand.sdf").read_text().splitlines()
+    heavy = [ln for ln in pocket if ln.startswith(("ATOM", "HETATM")) and ln[76:78].strip() not in ("H", "D")]
+    n_atoms = len(heavy) + int(ligand[3][:3])                           # 3Dmol drops a PDB's hydrogens
+    viewer = browser.find_element("id", "viewer3d")
+    assert int(viewer.get_attribute("data-atoms")) == n_atoms         # every atom of both files loaded
+    assert browser.execute_script("return document.querySelectorAll('#viewer3d canvas').length") >= 1
+    shot = np.asarray(Image.open(io.BytesIO(viewer.screenshot_as_png)).convert("RGB")).astype(int)
+    assert shot.std() > 5 and len(np.unique(shot.reshape(-1, 3)[::3], axis=0)) > 50   # drawn, not blank (thin sticks on black)
+    grey = (np.abs(shot - 144).max(axis=2) < 40).sum()
+    assert grey > 50                                                    # the grey ligand carbons are there

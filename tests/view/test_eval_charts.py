@@ -69,14 +69,14 @@ def test_cli_writes_one_chart_and_report_for_several_models(sample_dataset, rand
                  "--compare", str(oracle_file), "--plot", str(png), "--html", str(html)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "oracle.jsonl:" in out  # the second model's table is printed too
+    assert "\noracle:\n" in out  # the second model's table is printed too, named by its file (it records no model)
     with Image.open(png) as im:
         assert im.format == "PNG" and im.width >= 1000
     text = html.read_text()
-    for label in ("random.jsonl", "oracle.jsonl", "random baseline", "human (paper)",
+    for label in ("random", "oracle", "random baseline", "human (paper)",
                   "Claude Sonnet 4.5 (paper)", "Qwen2.5-VL-7B fine-tuned (paper)"):
         assert f"<th>{label}</th>" in text, label
-    oracle_row = re.search(r"<tr class='model'><th>oracle.jsonl</th>(.*?)</tr>", text).group(1)
+    oracle_row = re.search(r"<tr class='model'><th>oracle</th>(.*?)</tr>", text).group(1)
     oracle = summarize(score_item(it, it["answer"]) for it in read_items(sample_dataset, images=False))
     assert re.findall(r"<td>([^<]*)</td>", oracle_row) == ["100.00"] * (1 + len(oracle.columns))
     data = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text).group(1)

@@ -50,10 +50,11 @@ _LICENCE_TEXT = (
 
 _PAPER_BIBTEX = """@misc{misibench2025,
   title         = {From Macro to Micro: Benchmarking Microscopic Spatial Intelligence on Molecules via Vision-Language Models},
-  author        = {Li and Kong and others},
+  author        = {Li, Zongzhao and Kong, Xiangzhe and Su, Jiahui and Ma, Zongyang and Li, Mingze and Li, Songyou and Zhang, Yuelin and Rong, Yu and Xu, Tingyang and Zhao, Deli and Huang, Wenbing},
   year          = {2025},
   eprint        = {2512.10867},
   archivePrefix = {arXiv},
+  url           = {https://arxiv.org/abs/2512.10867},
 }"""
 
 
@@ -133,19 +134,6 @@ def _command(cfg) -> str:
     return " ".join(parts)
 
 
-#: What changed in how items are made (newest first); short, for users of earlier datasets.
-_CHANGES = """- **Every answer follows from its own images and prompt** (issue 10): T7's ligand left and top images
-  are now views of the one displaced ligand (they were moved in each view's own axes); its gap to the
-  pocket is drawn at random in 2-8 Å; allowed answers within 1 Å heavy-atom RMSD of the bound pose are
-  listed in `metadata.equivalent_answers` and score as the exact answer. T3 prompts state the camera
-  distance D and ask only zooms that look different from d ± 1. T6 decoys never roll twice about one
-  axis and no option looks like image 4 or another option. Residue labels carry the chain when a pocket
-  spans several chains; repeated ligand atom names are numbered (`N_1`, `N_2`) in images and answers;
-  labels never hide the atoms a question is about. T4 negatives are hard (within 4.5 Å, no H-bond) by
-  default (`metadata.negative_pool`). T1 and T5 images leave 4 Å of room so no atom leaves the frame.
-"""
-
-
 def render_card(cfg, summary) -> str:
     """Markdown text of the card for a finished run."""
     present = list_splits(cfg.out_dir)
@@ -192,9 +180,6 @@ def render_card(cfg, summary) -> str:
         *skipped,
         "",
         *card_sources_section(getattr(summary, "sources", {})),
-        "## What changed",
-        "",
-        _CHANGES,
         "## Provenance",
         "",
         "Structures are PDBbind-layout complexes (coordinates from the Protein Data Bank; PDBbind processing "
@@ -216,7 +201,10 @@ def render_card(cfg, summary) -> str:
         "",
         "@software{misi,",
         "  title   = {misi: MiSI-Bench-style vision-language benchmarks from protein-ligand structures},",
+        "  author  = {{misi contributors}},",
+        "  year    = {2026},",
         f"  version = {{{version}}},",
+        "  license = {MIT},",
         "  note    = {pure-Python geometry, rendering, hydrogen bonds, tasks and scoring},",
         "}",
         "```",

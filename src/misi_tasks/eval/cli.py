@@ -6,13 +6,18 @@ Usage::
               [--out-json report.json] [--out-csv report.csv] [--out-items items.jsonl] [--reference]
     misi-eval --dataset OUT --baseline oracle|random [--seed 0] [--write-predictions preds.jsonl]
     misi-eval --dataset OUT --predictions a.jsonl [--compare b.jsonl ...] --plot report.png --html report.html
+    misi-eval --dataset OUT --predictions lmms_out --predictions vlmeval_outputs/Qwen2.5-VL-7B-Instruct \
+              --predictions gpt4o.jsonl [--name A --name B --name C] --reference     # a leaderboard
 
 ``preds.jsonl`` holds one JSON object per line with the item ``id`` and the model's ``reply``
 (aliases ``prediction``, ``response``; ``null`` is an empty, unparseable reply). Unknown ids, duplicate ids
 and malformed lines stop the run with a one-line error naming the line; predictions for items
 outside ``--task``/``--split`` are ignored; items without a prediction score 0 and are reported.
 ``--predictions`` also takes VLMEvalKit result tables, lmms-eval sample logs and OpenAI Batch output,
-several files at once, detecting each file's format (:mod:`misi_tasks.eval.prediction_formats`).
+several files at once, detecting each file's format (:mod:`misi_tasks.eval.prediction_formats`),
+and harness results folders (:mod:`misi_tasks.eval.sources`). Each ``--predictions`` group is one
+model, named by the model its files record (``--name`` overrides); with several models the report
+becomes a leaderboard with seeded bootstrap 95% intervals (:mod:`misi_tasks.eval.leaderboard`).
 An output file (``--out-*``, ``--write-predictions``, ``--plot``, ``--html``) that already exists is
 refused before any scoring unless ``--overwrite``; files are written atomically.
 Exit status: 0 on success, 2 on bad input.
@@ -35,7 +40,9 @@ from misi_tasks.definitions.registry import SPLITS, resolve_task, task_codes
 from misi_tasks.eval.report import render_table, report_csv, report_json, summarize
 from misi_tasks.eval.score import score_item
 from misi_tasks.eval.baselines import BASELINES, baseline_predictions
-from misi_tasks.eval.prediction_formats import PredictionsError, load_predictions, read_predictions
+from misi_tasks.eval.leaderboard import AVERAGE, MEAN, bootstrap, compare, render_leaderboard
+from misi_tasks.eval.prediction_formats import PredictionsError, read_predictions
+from misi_tasks.eval.sources import load_models
 
 __all__ = ["PredictionsError", "build_parser", "main", "read_predictions"]
 
@@ -44,9 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = new_parser("misi-eval", "Score replies to a misi (MiSI-Bench-style) dataset.")
     p.add_argument("--dataset", required=True, type=Path, help="dataset directory (holding data/)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--predictions", type=Path, nargs="+", metavar="FILE",
-                     help="one or more prediction files: misi JSONL ({id, reply} per line), VLMEvalKit "
-                          ".xlsx/.tsv, lmms-eval sample logs or OpenAI Batch output (format detected)")
+    src.add_argument("--predictions", type=Path, nargs="+", action="append", metavar="PATH",
+                     help="one model's prediction files or results folders: misi JSONL ({id, reply} per line), "
+                          "VLMEvalKit .xlsx/.tsv/.json, lmms-eval sample logs or output folders, OpenAI Batch "
+                          "output (format detected); repeat for more models")
     src.add_argument("--baseline", choices=BASELINES, help="score a built-in baseline instead")
     p.add_argument("--task", action="append", default=None, metavar="TASK",
                    help="task name or code to score (repeatable or comma-separated; default: all)")
@@ -62,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which complete answer of a reply to score (default: last)")
     p.add_argument("--compare", type=Path, action="append", default=[], metavar="FILE",
                    help="another model's JSONL predictions, scored on the same items and drawn beside (repeatable)")
+    p.add_argument("--name", action="append", default=[], metavar="NAME",
+                   help="name of the i-th --predictions model (default: the model its files record)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the 95%% intervals (seeded by --seed; 0: none; default 1000)")
     p.add_argument("--plot", type=Path, metavar="PNG", help="chart of the scores beside the paper's rows (misi[viz])")
     p.add_argument("--html", type=Path, metavar="FILE", help="HTML report: the chart and the tables (misi[viz])")
     p.add_argument("--overwrite", action="store_true", help="replace output files that already exist")
@@ -99,6 +111,7 @@ def _run(args: argparse.Namespace) -> int:
     tasks = None
     if args.task:
         tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]
+    args.predictions = args.predictions or []
     if args.write_predictions and not args.baseline:
         raise PredictionsError("--write-predictions needs --baseline")
     all_items = read_items(args.dataset, images=False)
@@ -111,45 +124,88 @@ def _run(args: argparse.Namespace) -> int:
         present = ", ".join(f"{task_codes()[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
 
+    known = {it["id"] for it in all_items}
     if args.baseline:
         preds = baseline_predictions(items, args.baseline, seed=args.seed)
         if args.write_predictions:
             lines = [json.dumps({"id": k, "reply": v}, ensure_ascii=False) for k, v in preds.items()]
             _write_text(args.write_predictions, "\n".join(lines) + "\n")
+        names, replies, files = [f"baseline {args.baseline}"], [preds], [[]]
     else:
-        preds = load_predictions(args.predictions, {it["id"] for it in all_items})
+        if args.bootstrap < 0:
+            raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+        models = load_models([*args.predictions, *([c] for c in args.compare)], args.name, known)
+        names, replies, files = [m.name for m in models], [m.replies for m in models], [m.files for m in models]
+        for fs, answered in zip(files, replies):
+            _note_failures(fs, answered)
     selected = {it["id"] for it in items}
-    ignored = sum(1 for k in preds if k not in selected)
-    others = [(p.name, load_predictions(p, {it["id"] for it in all_items})) for p in args.compare]  # fail early
-    scores = [score_item(it, preds.get(it["id"]), pick=args.pick) for it in items]
-    report = summarize(scores)
-    label = f"baseline {args.baseline}" if args.baseline else ", ".join(p.name for p in args.predictions)
-    sys.stdout.write(render_table(report, reference=args.reference, label=label[:25]))
+    ignored = sum(1 for k in replies[0] if k not in selected)
+    scores = [[score_item(it, preds.get(it["id"]), pick=args.pick) for it in items] for preds in replies]
+    reports = [summarize(s) for s in scores]
+    report = reports[0]
+    cis = bootstrap(scores, resamples=args.bootstrap, seed=args.seed)
+    table = render_table(report, reference=args.reference and len(names) == 1, label=names[0][:25], ci=cis[0])
+    sys.stdout.write(f"model: {names[0]}\n{table}")
     if report.missing_ids:
         shown = ", ".join(report.missing_ids[:3]) + (", ..." if len(report.missing_ids) > 3 else "")
         print(f"misi-eval: warning: {len(report.missing_ids)} item(s) have no prediction and score 0: {shown}",
               file=sys.stderr)
     if ignored:
         print(f"misi-eval: note: ignored {ignored} prediction(s) outside --task/--split", file=sys.stderr)
-    meta = dict(dataset=str(args.dataset), predictions=_paths_meta(args.predictions),
-                baseline=args.baseline, seed=args.seed if args.baseline == "random" else None,
-                tasks=tasks, split=args.split, pick=args.pick, ignored_predictions=ignored)
+    comparisons = compare(names, scores, reports, resamples=args.bootstrap, seed=args.seed)
+    for name, rep in zip(names[1:], reports[1:]):
+        sys.stdout.write(f"\n{name}:\n" + render_table(rep, label=name[:25]))
+    if len(names) > 1:
+        sys.stdout.write("\n" + render_leaderboard(names, reports, cis, comparisons, reference=args.reference,
+                                                    resamples=args.bootstrap, seed=args.seed))
+    meta = dict(dataset=str(args.dataset), predictions=_paths_meta(files[0]), model=names[0],
+                baseline=args.baseline, seed=args.seed, tasks=tasks, split=args.split, pick=args.pick,
+                ignored_predictions=ignored, bootstrap={"resamples": args.bootstrap, "seed": args.seed})
     if args.out_json:
-        _write_text(args.out_json, json.dumps(report_json(report, reference=args.reference, **meta), indent=2) + "\n")
+        doc = _with_ci(report_json(report, reference=args.reference, **meta), cis[0])
+        doc["models"] = [_with_ci(dict(name=n, files=[str(f) for f in fs], **asdict(r)), ci)
+                         for n, fs, r, ci in zip(names, files, reports, cis)]
+        doc["comparisons"] = [dict(a=c.a, b=c.b, difference=c.difference, ci95=list(c.ci95),
+                                   within_noise=c.within_noise) for c in comparisons]
+        _write_text(args.out_json, json.dumps(doc, indent=2) + "\n")
     if args.out_csv:
         _write_text(args.out_csv, report_csv(report))
     if args.out_items:
-        _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores))
-    runs = [(label, report)]
-    for name, other in others:  # further models: printed, and drawn beside the first in --plot/--html
-        runs.append((name, summarize([score_item(it, other.get(it["id"]), pick=args.pick) for it in items])))
-        sys.stdout.write(f"\n{name}:\n" + render_table(runs[-1][1], label=name[:25]))
+        _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores[0]))
     if args.plot or args.html:
         from misi_tasks.eval.charts import write_charts  # needs matplotlib (misi[viz])
 
-        write_charts(runs, items, plot=args.plot, html=args.html, seed=args.seed,
-                     meta=dict(meta, compare=", ".join(map(str, args.compare)) or None))
+        write_charts(list(zip(names, reports)), items, plot=args.plot, html=args.html, seed=args.seed,
+                     meta=dict(meta, compare=", ".join(names[1:]) or None))
     return 0
+
+
+def _with_ci(doc: dict, ci: dict) -> dict:
+    """Add the 95% intervals to a report dict: ``columns[c]["ci95"]``, ``ci95`` for the two averages."""
+    for col, st in doc["columns"].items():
+        st["ci95"] = list(ci[col]) if col in ci else None
+    doc["ci95"] = {key: list(ci[key]) if key in ci else None for key in (AVERAGE, MEAN)}
+    return doc
+
+
+def _note_failures(paths: list[Path], answered: dict[str, str]) -> None:
+    """Say how many items misi-run recorded as rejected by the server and never answered (they
+    score as missing here), and where they are listed."""
+    for path in paths:
+        failed = path.with_name(path.name + ".failed")
+        if not failed.is_file():
+            continue
+        ids = set()
+        for line in failed.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] not in answered:
+                ids.add(obj["id"])
+        if ids:
+            print(f"misi-eval: note: {len(ids)} item(s) were rejected by the server (listed in {failed}) and score "
+                  "as missing; misi-run --retry-failed asks them again", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,8 @@ format              recognised by
                     ``misi-run`` output, ``--write-predictions``, hand-written files
 ``vlmevalkit``      ``.xlsx``, ``.tsv`` or ``.csv`` with a ``prediction`` column and the
                     ``misi_id`` column of a ``misi-export --to vlmevalkit`` TSV
-                    (VLMEvalKit keeps the dataset's columns in its result file)
+                    (VLMEvalKit keeps the dataset's columns in its result file), or the
+                    ``.json`` list of those rows it writes with ``PRED_FORMAT=json``
 ``lmms-eval``       JSON lines with ``doc_id`` and ``resps``/``filtered_resps`` (the sample
                     logs of ``lmms-eval --log_samples``; older versions' ``<task>.json`` with a
                     ``logs`` list too); the item id comes from the ``doc`` or from the
@@ -113,8 +114,11 @@ def detect_format(path: str | os.PathLike) -> str:
     path = Path(path)
     if path.suffix.lower() in _TABLE_SUFFIXES:
         return "vlmevalkit"
-    if path.suffix.lower() == ".json" and _lmms_eval_json(path) is not None:
-        return "lmms-eval"
+    if path.suffix.lower() == ".json":
+        if _lmms_eval_json(path) is not None:
+            return "lmms-eval"
+        if _vlmevalkit_json(path) is not None:
+            return "vlmevalkit"
     obj = _first_object(path) or {}
     if "custom_id" in obj and ("response" in obj or "error" in obj):
         return "openai-batch"
@@ -126,7 +130,22 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 # ------------------------------------------------------------------ VLMEvalKit tables
+def _vlmevalkit_json(path: Path) -> list[dict[str, Any]] | None:
+    """The rows of a VLMEvalKit ``PRED_FORMAT=json`` result (a list of row objects), else None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    if isinstance(data, list) and data and all(isinstance(r, dict) and "prediction" in r for r in data):
+        return data
+    return None
+
+
 def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    if path.suffix.lower() == ".json":
+        for k, row in enumerate(_vlmevalkit_json(path) or [], start=1):
+            yield k, row
+        return
     if path.suffix.lower() == ".xlsx":
         from openpyxl import load_workbook
 

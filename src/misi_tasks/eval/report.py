@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -113,19 +113,31 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
-def render_table(report: Report, *, reference: bool = False, label: str = "this run") -> str:
-    """Render the report as a fixed-width text table (and the paper's rows if ``reference``)."""
-    lines = [f"{'column':<8}{'items':>7}{'missing':>9}{'unparsed':>10}{'score %':>10}{'exact %':>10}"]
+def _ci(ci: Mapping[str, tuple[float, float]] | None, key: str) -> str:
+    if ci is None:
+        return ""
+    return f"  [{ci[key][0]:6.2f}, {ci[key][1]:6.2f}]" if key in ci else ""
+
+
+def render_table(report: Report, *, reference: bool = False, label: str = "this run",
+                 ci: Mapping[str, tuple[float, float]] | None = None) -> str:
+    """Render the report as a fixed-width text table (and the paper's rows if ``reference``).
+
+    ``ci`` (column or ``average_paper``/``all_mean`` -> 95% interval of the score) adds a column.
+    """
+    ci = ci or None
+    lines = [f"{'column':<8}{'items':>7}{'missing':>9}{'unparsed':>10}{'score %':>10}{'exact %':>10}"
+             + ("  score 95% CI" if ci else "")]
     for col, st in report.columns.items():
         lines.append(f"{col:<8}{st.items:>7}{st.missing:>9}{st.unparseable:>10}"
-                     f"{st.score_pct:>10.2f}{st.exact_pct:>10.2f}")
+                     f"{st.score_pct:>10.2f}{st.exact_pct:>10.2f}{_ci(ci, col)}")
     total = sum(st.items for st in report.columns.values())
     lines.append(f"{'total':<8}{total:>7}{len(report.missing_ids):>9}"
                  f"{sum(st.unparseable for st in report.columns.values()):>10}")
     lines.append(f"{f'average (paper: {code_ranges(paper_average_codes())})':<34}{_pct(report.paper_average):>10}"
-                 f"{_pct(report.paper_average_exact):>10}")
+                 f"{_pct(report.paper_average_exact):>10}{_ci(ci, 'average_paper')}")
     lines.append(f"{f'all-task mean ({len(report.columns)} columns)':<34}{_pct(report.all_mean):>10}"
-                 f"{_pct(report.all_mean_exact):>10}")
+                 f"{_pct(report.all_mean_exact):>10}{_ci(ci, 'all_mean')}")
     absent = [c for c in paper_average_columns() if c not in report.columns]
     if absent:
         lines.append(f"note: no items for {', '.join(absent)}; averages use the columns present")

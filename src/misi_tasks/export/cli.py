@@ -2,11 +2,11 @@
 
 Examples::
 
-    misi-export OUT --to vlmevalkit --out ~/LMUData            # then: python run.py --data MiSI_T1_test ...
+    misi-export OUT --to vlmevalkit --out ~/LMUData            # then: python run.py --data MiSI_T1_train ...
     misi-export OUT --to lmms-eval --out misi_lmms_tasks        # then: lmms-eval --include_path misi_lmms_tasks --tasks misi
     misi-export OUT --to llamafactory --out LLaMA-Factory/data  # the train split; dataset name misi_train
     misi-export OUT --to jsonl --out misi_jsonl --split all
-    misi-export OUT --to openai-batch --out batch --model gpt-4o --max-image-px 768
+    misi-export OUT --to openai-batch --out batch --model gpt-4o --max-image-px 768   # requests-00001.jsonl, ...
 
 Every format uses misi's one prompt builder, so the prompts match misi-run and each other. Default
 split: train for llamafactory, all for jsonl, else test (when the dataset has one). Files of an
@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="gpt-4o", help="model named in openai-batch requests (default gpt-4o)")
     p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                    help="reply cap: openai-batch max_tokens, lmms-eval max_new_tokens (default 512)")
+    p.add_argument("--batch-max-mb", type=float, default=openai_batch.MAX_PART_BYTES / 1e6, metavar="MB",
+                   help="openai-batch: start a new requests-NNNNN.jsonl part before this size (default 190; "
+                        "the Batch API takes 200 MB per file)")
+    p.add_argument("--batch-max-requests", type=int, default=openai_batch.MAX_PART_REQUESTS, metavar="N",
+                   help="openai-batch: at most N requests per part (default 50000, the Batch API's limit)")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an earlier export in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -67,10 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def export(args: argparse.Namespace) -> list[str]:
     """Run one export from parsed arguments; return the names written."""
-    for name in ("limit", "max_image_px", "max_tokens"):
+    for name in ("limit", "max_image_px", "max_tokens", "batch_max_requests"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    if not args.batch_max_mb > 0:
+        raise ValueError(f"--batch-max-mb must be positive, got {args.batch_max_mb:g}")
     dataset, out = args.dataset.resolve(), args.out.resolve()
     if (out == dataset or dataset in out.parents) and not args.overwrite:
         raise ValueError(f"--out {args.out}: is inside the dataset {args.dataset} (hf upload would publish the "
@@ -91,7 +98,7 @@ def export(args: argparse.Namespace) -> list[str]:
         "vlmevalkit": lambda: vlmevalkit.planned_names(pairs),
         "llamafactory": lambda: llamafactory.planned_names(dict.fromkeys(s for _, s in pairs)),
         "jsonl": jsonl.planned_names,
-        "openai-batch": openai_batch.planned_names,
+        "openai-batch": lambda: openai_batch.planned_names(args.out),
     }[args.to]()
     out = ExportDir(args.out, planned, overwrite=args.overwrite)
     rows = iter_items_with_images(args.dataset, {it["id"] for it in items})
@@ -106,7 +113,9 @@ def export(args: argparse.Namespace) -> list[str]:
         return llamafactory.export_llamafactory(rows, out, **kw)
     if args.to == "jsonl":
         return jsonl.export_jsonl(rows, out, **kw)
-    return openai_batch.export_openai_batch(rows, out, model=args.model, max_tokens=args.max_tokens, **kw)
+    return openai_batch.export_openai_batch(rows, out, model=args.model, max_tokens=args.max_tokens,
+                                            max_part_bytes=int(args.batch_max_mb * 1e6),
+                                            max_part_requests=args.batch_max_requests, **kw)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,9 @@
 """lmms-eval: a task folder for ``lmms-eval --include_path DIR --tasks misi``.
 
 One YAML per task (``misi_t1_translation.yaml``, ...), a group YAML (``_misi.yaml``, group
-``misi``) and a ``utils.py`` that calls misi (:mod:`misi_tasks.export.lmms_eval_utils`). The tasks
+``misi``), a ``utils.py`` with the hooks and ``misi_lmms_scorer/``, a copy of misi's prompt builder
+and scorer (:mod:`misi_tasks.export.standalone`): the folder runs where only lmms-eval's own
+dependencies are installed, misi absent, and scores every reply as ``misi-eval`` does. The tasks
 read the dataset's own Parquet shards in place (absolute paths): re-export after moving the dataset.
 Schema followed: lmms-eval's ``TaskConfig`` (``dataset_path``, ``dataset_kwargs``, ``test_split``,
 ``output_type``, ``doc_to_visual``/``doc_to_text``/``doc_to_target``, ``process_results``,
@@ -15,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from misi_tasks.export.files import ExportDir
+from misi_tasks.export.standalone import PACKAGE, ROOT_MODULE, vendored_sources
 from misi_tasks.definitions.registry import task_codes
 
 __all__ = ["GROUP", "export_lmms_eval", "planned_names", "task_name"]
@@ -22,9 +25,20 @@ __all__ = ["GROUP", "export_lmms_eval", "planned_names", "task_name"]
 #: Name of the lmms-eval group holding every exported task.
 GROUP = "misi"
 
-_UTILS = '''"""lmms-eval hooks of the misi tasks (written by misi-export); misi must be installed."""
+_UTILS = f'''"""lmms-eval hooks of the misi tasks (written by misi-export).
 
-from misi_tasks.export.lmms_eval_utils import (  # noqa: F401
+They come from {PACKAGE}/ beside this file, a copy of misi's prompt builder and scorer: misi need
+not be installed where lmms-eval runs (the standard library and Pillow suffice).
+"""
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+from {PACKAGE}.{ROOT_MODULE.split(".", 1)[1]} import (  # noqa: E402,F401
     misi_aggregate_exact,
     misi_aggregate_score,
     misi_doc_to_text,
@@ -41,7 +55,7 @@ def task_name(task: str) -> str:
 
 def planned_names(tasks: Iterable[str]) -> list[str]:
     """Top-level names the export writes."""
-    return ["_misi.yaml", "utils.py", *(f"{task_name(t)}.yaml" for t in tasks)]
+    return ["_misi.yaml", "utils.py", PACKAGE, *(f"{task_name(t)}.yaml" for t in tasks)]
 
 
 def _q(text: str) -> str:
@@ -106,6 +120,8 @@ def export_lmms_eval(tasks_splits: Iterable[tuple[str, str]], out: ExportDir, *,
         f"  version: {_q(version)}",
         "",
     ])
+    for rel, text in vendored_sources(version).items():
+        out.write_text(rel, text)
     out.write_text("_misi.yaml", group)
     out.write_text("utils.py", _UTILS)
-    return [*names, "_misi.yaml", "utils.py"]
+    return [*names, "_misi.yaml", "utils.py", f"{PACKAGE}/"]

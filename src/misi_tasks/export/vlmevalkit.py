@@ -1,4 +1,4 @@
-"""VLMEvalKit: one TSV per task and split that ``run.py --data MiSI_T1_test`` loads as a custom dataset.
+"""VLMEvalKit: one TSV per task and split that ``run.py --data MiSI_T1_train`` loads as a custom dataset.
 
 VLMEvalKit (``vlmeval/dataset/__init__.py``, ``build_dataset``) treats an unknown dataset name as
 ``$LMUData/<name>.tsv``: with columns ``A`` and ``B`` and an image column it is a ``CustomMCQDataset``,
@@ -30,7 +30,7 @@ __all__ = ["dataset_name", "export_vlmevalkit"]
 
 
 def dataset_name(task: str, split: str) -> str:
-    """The VLMEvalKit dataset name (and TSV stem) of one task and split, e.g. ``MiSI_T1_test``."""
+    """The VLMEvalKit dataset name (and TSV stem) of one task and split, e.g. ``MiSI_T1_train`` (``MiSI_T1_test`` for a test split)."""
     return f"MiSI_{task_codes()[task]}_{split}"
 
 

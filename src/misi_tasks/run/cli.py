@@ -11,8 +11,12 @@ Examples::
 
 Answers are appended to ``--out`` as they arrive (one JSON line each: id, reply, model, latency_s,
 usage); rerunning the same command skips the ids already answered, so an interrupted or partly failed
-run is finished by running it again. Exit status: 0 all answered, 1 some items failed (rerun to
-retry them), 2 bad input or a refused request, 130 interrupted.
+run is finished by running it again. Items the server rejects for good (HTTP 400: context length,
+image count) are recorded with its reason in OUT.failed and the run goes on; the summary names the
+flags that fix the common cases, and --retry-failed asks them again. The run stops early only when
+the server looks unusable (a refused key, an unknown model, many items in a row failing after their
+retries). Exit status: 0 all answered, 1 some items failed, 2 bad input or a refused request,
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from pathlib import Path
 from misi_tasks._cli import new_parser, run
 from misi_tasks.dataset import DatasetError
 from misi_tasks.definitions.registry import SPLITS
+from misi_tasks.run.advice import fix_hints
 from misi_tasks.run.client import ChatClient, RetryPolicy
 from misi_tasks.export.source import iter_items_with_images, parse_tasks, select_items
 from misi_tasks.run.runner import RunStats, run_items
-from misi_tasks.run.store import PredictionStore, StoreError
+from misi_tasks.run.store import PredictionStore, StoreError, failures_path
 
 __all__ = ["build_parser", "main"]
 
@@ -68,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="retries per item on 429/5xx/timeouts/dropped connections (default 5)")
     p.add_argument("--backoff", type=float, default=1.0, metavar="S",
                    help="first retry delay in seconds, doubled each retry up to 60 s (default 1)")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="ask again the items the server rejected for good in an earlier run (recorded in OUT.failed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -90,10 +97,10 @@ def _check(args: argparse.Namespace) -> None:
         raise ValueError("--retries must be >= 0, --timeout > 0 and --backoff >= 0")
 
 
-def _summary(stats: RunStats, already: int, args: argparse.Namespace) -> str:
+def _summary(stats: RunStats, already: int, args: argparse.Namespace, earlier: dict[str, str]) -> str:
     lines = [f"misi-run: {stats.answered} answered now, {already} already in {args.out}, "
-             f"{len(stats.failed)} failed, {stats.todo - stats.answered - len(stats.failed)} not asked; "
-             f"{stats.retries} retries"]
+             f"{len(stats.failed)} failed ({len(stats.rejected)} rejected by the server), "
+             f"{stats.todo - stats.answered - len(stats.failed)} not asked; {stats.retries} retries"]
     if stats.latencies:
         lat = sorted(stats.latencies)
         p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))]
@@ -104,7 +111,14 @@ def _summary(stats: RunStats, already: int, args: argparse.Namespace) -> str:
         lines.append(f"misi-run: failed {item_id}: {why}")
     if len(stats.failed) > 3:
         lines.append(f"misi-run: ... and {len(stats.failed) - 3} more failed")
-    if stats.failed or stats.aborted or stats.answered + len(stats.failed) < stats.todo:
+    rejected = {**earlier, **stats.rejected}
+    if rejected:
+        lines.append(f"misi-run: {len(rejected)} item(s) rejected by the server are recorded in "
+                     f"{failures_path(args.out)}; asking again unchanged cannot help. Fix:")
+        lines += [f"misi-run:   - {hint}" for hint in fix_hints(rejected.values())]
+        lines.append("misi-run: then rerun the same command with --retry-failed")
+    transient = len(stats.failed) - len(stats.rejected)
+    if transient or stats.aborted or stats.answered + len(stats.failed) < stats.todo:
         lines.append("misi-run: rerun the same command to ask the missing items again")
     else:
         lines.append(f"misi-run: score with: misi-eval --dataset {args.dataset} --predictions {args.out}")
@@ -128,10 +142,17 @@ def _main(args: argparse.Namespace) -> int:
         print(f"misi-run: error: {exc}", file=sys.stderr)
         return 2
     selected = [it["id"] for it in items]
-    todo = [i for i in selected if i not in store.answered]
-    already = len(selected) - len(todo)
+    earlier = {} if args.retry_failed else {i: store.failed[i] for i in selected if i in store.failed}
+    todo = [i for i in selected if i not in store.answered and i not in earlier]
+    already = len(selected) - len(todo) - len(earlier)
+    if earlier:
+        print(f"misi-run: skipping {len(earlier)} item(s) the server rejected in an earlier run "
+              f"(recorded in {failures_path(args.out)}; --retry-failed asks them again)", file=sys.stderr)
     if not todo:
         store.close()
+        if earlier:
+            sys.stderr.write(_summary(RunStats(), already, args, earlier))
+            return 1
         print(f"misi-run: all {len(selected)} selected items are already answered in {args.out}", file=sys.stderr)
         return 0
     params = {"temperature": args.temperature}
@@ -176,11 +197,11 @@ def _main(args: argparse.Namespace) -> int:
     if stats.fatal:
         print(f"misi-run: error: the server refused the request: {stats.fatal}", file=sys.stderr)
     elif stats.aborted:
-        print(f"misi-run: stopped: {stats.aborted}", file=sys.stderr)
-    sys.stderr.write(_summary(stats, already, args))
+        print(f"misi-run: stopped: {stats.aborted}; the server looks unusable, check it", file=sys.stderr)
+    sys.stderr.write(_summary(stats, already, args, earlier))
     if stats.fatal:
         return 2
-    return 0 if stats.answered == stats.todo else 1
+    return 0 if stats.answered == stats.todo and not earlier else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,7 +3,9 @@
 It speaks the plain HTTP protocol of ``POST {base_url}/chat/completions`` that OpenAI, vLLM, SGLang
 and other compatible servers share. Retries with exponential back-off (and the server's
 ``Retry-After``) cover rate limits (429), server errors (5xx, 408, 409), timeouts and dropped
-connections; a refused key or unknown model (401, 403, 404) is fatal; any other 4xx fails the item.
+connections; a refused key or unknown model (401, 403, 404) is fatal; any other 4xx fails the item
+and is marked ``permanent`` (asking again cannot help: a context-length or image-count limit, a body
+too large), so a run records it and goes on.
 
 Every request has a total deadline (``timeout_s`` from sending it, checked as the reply's bytes
 arrive, so a server trickling one byte a second is cut off) and a cap on the reply body
@@ -40,7 +42,17 @@ class _BadReply(Exception):
 
 
 class ItemRequestError(RuntimeError):
-    """One item could not be answered (retries exhausted or a non-retryable 4xx)."""
+    """One item could not be answered (retries exhausted or a non-retryable 4xx).
+
+    ``status`` is the HTTP status of the last reply (None for timeouts and dropped connections);
+    ``permanent`` is True when the server rejected this request itself (a 4xx other than the
+    retried and fatal ones: 400, 413, 422, ...), so asking again unchanged gives the same answer.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.permanent = permanent
 
 
 class FatalRequestError(RuntimeError):
@@ -164,7 +176,7 @@ class ChatClient:
                     last = f"HTTP {status} {self._detail(content)}"
                     retry_after = headers.get("retry-after")
                 else:
-                    raise ItemRequestError(f"HTTP {status} {self._detail(content)}")
+                    raise ItemRequestError(f"HTTP {status} {self._detail(content)}", status=status, permanent=True)
             if attempt == self.policy.retries:
                 break
             if self.on_retry is not None:

@@ -24,11 +24,16 @@ __all__ = ["RunStats", "run_items"]
 
 @dataclass
 class RunStats:
-    """What one ``misi-run`` did."""
+    """What one ``misi-run`` did.
+
+    ``failed`` holds every item that got no answer with the reason; ``rejected`` the subset the
+    server rejected for good (a permanent 4xx, recorded in the store and not retried by a rerun).
+    """
 
     todo: int = 0
     answered: int = 0
     failed: dict[str, str] = field(default_factory=dict)
+    rejected: dict[str, str] = field(default_factory=dict)
     retries: int = 0
     latencies: list[float] = field(default_factory=list)
     prompt_tokens: int = 0
@@ -55,8 +60,11 @@ def run_items(
 ) -> RunStats:
     """Answer ``rows`` (full dataset rows, ``todo`` of them) and append each answer to ``store``.
 
-    Stops early on a fatal server error (bad key, unknown model) or when
-    ``max_consecutive_failures`` items in a row failed (default: ``max(8, 2 * concurrency)``).
+    An item the server rejects for good (HTTP 400 and the like: a context-length or image-count
+    limit) is recorded with the server's reason (:meth:`PredictionStore.record_failure`) and the run
+    goes on. It stops early only when the server looks unusable: a fatal error (bad key, unknown
+    model) or ``max_consecutive_failures`` items in a row whose retries ran out (5xx, timeouts,
+    dropped connections; default: ``max(8, 2 * concurrency)``).
     ``KeyboardInterrupt`` propagates after the answers received so far are written.
     """
     stats = RunStats(todo=todo)
@@ -135,7 +143,10 @@ def run_items(
             if isinstance(exc, FatalRequestError):
                 stats.fatal = str(exc)
                 break
-            if exc is not None:
+            if isinstance(exc, ItemRequestError) and exc.permanent:
+                stats.failed[item_id] = stats.rejected[item_id] = str(exc)
+                store.record_failure(item_id, str(exc), exc.status)
+            elif exc is not None:
                 stats.failed[item_id] = str(exc)
                 streak += 1
                 if streak >= limit:

@@ -5,6 +5,11 @@ Each answer is one line ``{"id", "reply", "model", "latency_s", "usage"}`` writt
 lines (at worst one torn last line from a power cut, which :meth:`PredictionStore.open` cuts off).
 A rerun reads the ids already answered and skips them. ``misi-eval --predictions`` reads the file
 as it is.
+
+Items the server rejected for good (HTTP 400: a context-length or image-count limit) are recorded
+beside it in ``<out>.failed``, one line ``{"id", "model", "status", "error"}`` each (the server's
+reason); a rerun skips them too unless asked to retry them, and a later answer supersedes the record.
+The suffix keeps the file out of a ``*.jsonl`` glob given to ``misi-eval``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PredictionStore", "StoreError"]
+__all__ = ["PredictionStore", "StoreError", "failures_path"]
+
+
+def failures_path(path: str | os.PathLike) -> Path:
+    """Where the items the server rejected for good are recorded: ``<predictions file>.failed``."""
+    path = Path(path)
+    return path.with_name(path.name + ".failed")
 
 
 class StoreError(ValueError):
@@ -28,7 +39,9 @@ class PredictionStore:
 
     path: Path
     answered: set[str] = field(default_factory=set)
+    failed: dict[str, str] = field(default_factory=dict)
     _fd: int = -1
+    _model: str = ""
 
     @classmethod
     def open(cls, path: str | os.PathLike, *, model: str, known_ids: set[str] | None = None) -> "PredictionStore":
@@ -43,9 +56,10 @@ class PredictionStore:
         path = Path(path)
         if path.is_dir():
             raise StoreError(f"{path}: is a directory, not a predictions file")
-        store = cls(path)
+        store = cls(path, _model=model)
         if path.exists():
             store._read(model, known_ids)
+        store._read_failures(model)
         path.parent.mkdir(parents=True, exist_ok=True)
         store._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         return store
@@ -77,6 +91,38 @@ class PredictionStore:
                 raise StoreError(f"{where}: duplicate id {item_id!r}")
             self.answered.add(item_id)
 
+    def _read_failures(self, model: str) -> None:
+        path = failures_path(self.path)
+        if not path.exists():
+            return
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                if lineno == len(lines):
+                    break  # a torn last line: the record is rewritten if the item fails again
+                raise StoreError(f"{path}:{lineno}: not a JSON line; not a misi-run failures file") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+                raise StoreError(f"{path}:{lineno}: no 'id'; not a misi-run failures file")
+            if obj.get("model", model) != model:
+                raise StoreError(f"{path}:{lineno}: recorded for model {obj.get('model')!r}, not {model!r}; "
+                                 "use another --out to keep models apart")
+            if obj["id"] not in self.answered:
+                self.failed[obj["id"]] = str(obj.get("error", ""))
+
+    def record_failure(self, item_id: str, error: str, status: int | None = None) -> None:
+        """Record that the server rejected ``item_id`` for good (appended to ``<out>.failed``)."""
+        line = json.dumps({"id": item_id, "model": self._model, "status": status, "error": error},
+                          ensure_ascii=False, separators=(",", ":")) + "\n"
+        with open(failures_path(self.path), "a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.failed[item_id] = error
+
     def append(self, record: dict[str, Any]) -> None:
         """Write one answer as one line (a single ``write`` in append mode, then ``fsync``)."""
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -86,6 +132,7 @@ class PredictionStore:
             view = view[n:]
         os.fsync(self._fd)
         self.answered.add(record["id"])
+        self.failed.pop(record["id"], None)
 
     def close(self) -> None:
         """Close the file."""

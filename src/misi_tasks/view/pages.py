@@ -1,10 +1,12 @@
 """HTML of the gallery pages: index, one page per task, one page per item.
 
-Plain HTML and one stylesheet, no script: the site opens from disk (``file://``) and from any
-static host. Every text taken from the dataset or a predictions file is escaped. Links are
-relative (page names URL-quoted: a complex id may hold ``#``, ``%`` or a space): the index is
-``index.html``, a task page ``<task>/index.html``, an item page
-``<task>/<split>-<complex>-<index>.html``, images ``img/<hash>-s.jpg`` / ``-m.jpg``.
+Plain HTML, one stylesheet and two small scripts of the site's own (the filters of ``items.html``
+and the 3-D view of an item page, drawn by the vendored 3Dmol.js): the site opens from disk
+(``file://``) and from any static host, offline. Every text taken from the dataset or a predictions
+file is escaped. Links are relative (page names URL-quoted: a complex id may hold ``#``, ``%`` or a
+space): the index is ``index.html``, the filterable list of every shown item ``items.html``, a task
+page ``<task>/index.html``, an item page ``<task>/<split>-<complex>-<index>.html``, images
+``img/<hash>-s.jpg`` / ``-m.jpg`` / ``-k.jpg`` (key thumbnail), structures ``structures/<complex>.js``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ __all__ = [
     "index_page",
     "item_page",
     "item_page_name",
+    "items_page",
     "metadata_block",
+    "models_table",
+    "outcome",
     "report_table",
     "task_blurb",
     "task_page",
@@ -48,14 +53,33 @@ class Prediction:
     status: str
 
 
+def outcome(pred: Prediction) -> str:
+    """``correct`` (exact answer), ``wrong`` (parsed, not exact), ``unparseable`` or ``missing``.
+
+    >>> outcome(Prediction("A", "A", 1.0, True, "ok")), outcome(Prediction("x", None, 0.0, False, "unparseable"))
+    ('correct', 'unparseable')
+    """
+    if pred.status == "ok":
+        return "correct" if pred.exact else "wrong"
+    return pred.status
+
+
 @dataclass
 class ItemView:
-    """What an item page needs: the dataset row (without images) and its images' JPEG names."""
+    """What an item page needs: the dataset row (without images), its images' JPEG names, its key
+    thumbnail, each model's prediction (model name -> :class:`Prediction`) and its structure script."""
 
     row: Mapping[str, Any]
     small: list[str]
     medium: list[str]
-    prediction: Prediction | None = None
+    predictions: dict[str, Prediction] = field(default_factory=dict)
+    key: str | None = None
+    structure: str | None = None
+
+    @property
+    def prediction(self) -> Prediction | None:
+        """The first model's prediction (None without predictions)."""
+        return next(iter(self.predictions.values()), None)
 
     @property
     def page(self) -> str:
@@ -120,7 +144,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
     for tv in tasks:
         code = task_codes().get(tv.task, "?")
         counts = " · ".join(f"{split} {n}" for split, n in sorted(tv.counts.items()))
-        strip = "".join(_img(f"img/{iv.small[0]}", f"{iv.row['id']} {iv.row['image_roles'][0]}",
+        strip = "".join(_img(f"img/{iv.key or iv.small[0]}", f"{iv.row['id']} key image",
                              link=f"{tv.task}/{quote(iv.page)}") for iv in tv.items[:6] if iv.small)
         score = ""
         if tv.mean_score is not None:
@@ -137,6 +161,7 @@ def index_page(title: str, tasks: Sequence[TaskView], notes: Sequence[str], repo
             "</section>"
         )
     note = "".join(f"<p class=\"note\">{escape(n)}</p>" for n in notes)
+    note += "<p class=\"note\"><a href=\"items.html\">every shown item, with filters &rarr;</a></p>"
     body = (f"<header><h1>{escape(title)}</h1>{note}</header>\n<main>\n{report_html}"
             f"<div class=\"cards\">\n" + "\n".join(cards) + "\n</div>\n</main>")
     return _page(title, body, "")
@@ -151,6 +176,73 @@ def report_table(rows: Sequence[tuple[str, int, float, float]]) -> str:
             + line("exact %", "".join(f"<td>{e:.1f}</td>" for _, _, _, e in rows)))
     return ("<section class=\"report\"><h2>Scores of the predictions (every predicted item)</h2><table>"
             f"<thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table></section>\n")
+
+
+def models_table(rows: Sequence[tuple[str, Sequence[tuple[str, int, float, float]]]]) -> str:
+    """HTML table of several models' scores: one row per model, one column per report column.
+
+    ``rows`` holds ``(model, [(column, items, score %, exact %), ...])``.
+    """
+    if len(rows) == 1:
+        return report_table(rows[0][1])
+    columns = list(dict.fromkeys(c for _, cols in rows for c, _, _, _ in cols))
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = []
+    for model, cols in rows:
+        score = {c: s for c, _, s, _ in cols}
+        body.append(f"<tr><th>{escape(model)}</th>"
+                    + "".join(f"<td>{score[c]:.1f}</td>" if c in score else "<td>-</td>" for c in columns) + "</tr>")
+    return ("<section class=\"report\"><h2>Scores of the predictions, % (every predicted item)</h2><table>"
+            f"<thead><tr><th>model</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></section>\n")
+
+
+# ---------------------------------------------------------------- every shown item, with filters
+def items_page(tasks: Sequence[TaskView], models: Sequence[str], title: str) -> str:
+    """One row per shown item (key thumbnail, task, complex, answer, each model's parsed answer and
+    outcome) with filters by task, complex and, per model, correct / wrong / unparseable / missing."""
+    rows, complexes = [], set()
+    for tv in tasks:
+        code = task_codes().get(tv.task, "?")
+        for iv in tv.items:
+            row = iv.row
+            complexes.add(row["complex_id"])
+            attrs = [f"data-task=\"{escape(tv.task)}\"", f"data-complex=\"{escape(row['complex_id'])}\""]
+            cells = []
+            for k, model in enumerate(models):
+                pred = iv.predictions.get(model)
+                if pred is None:
+                    continue
+                attrs.append(f"data-o{k}=\"{outcome(pred)}\"")
+                parsed = "—" if pred.parsed is None else pred.parsed
+                reply = "(no prediction)" if pred.reply is None else pred.reply
+                cells.append(f"<td class=\"o-{outcome(pred)}\" title=\"{escape(reply[:300])}\">"
+                             f"<code>{escape(parsed)}</code> {_badge(pred)}</td>")
+            thumb = _img(f"img/{iv.key or iv.small[0]}", f"{row['id']} key image") if iv.small else ""
+            link = escape(f"{tv.task}/{quote(iv.page)}")
+            rows.append(f"<tr {' '.join(attrs)}><td><a href=\"{link}\">{thumb}</a></td>"
+                        f"<td><span class=\"code\">{code}</span> {escape(tv.task)}</td>"
+                        f"<td>{escape(row['complex_id'])}</td><td><a href=\"{link}\">"
+                        f"{escape(row['id'])}</a></td><td><code>{escape(row['answer'])}</code></td>{''.join(cells)}</tr>")
+
+    def select(ident: str, label: str, options: Sequence[tuple[str, str]]) -> str:
+        opts = "".join(f"<option value=\"{escape(v)}\">{escape(t)}</option>" for v, t in options)
+        return f"<label>{label} <select id=\"{ident}\">{opts}</select></label>"
+
+    filters = [select("f-task", "task", [("", "all")] + [(tv.task, f"{task_codes().get(tv.task, '?')} {tv.task}")
+                                                          for tv in tasks]),
+               select("f-complex", "complex", [("", "all")] + [(c, c) for c in sorted(complexes)])]
+    if models:
+        filters.append(select("f-model", "model", [(str(k), m) for k, m in enumerate(models)]))
+        filters.append(select("f-outcome", "outcome", [("", "any"), ("correct", "correct"), ("wrong", "wrong"),
+                                                       ("unparseable", "unparseable"), ("missing", "missing")]))
+    head = "".join(f"<th>{escape(m)}</th>" for m in models)
+    body = (f"<header><p><a href=\"index.html\">&larr; {escape(title)}</a></p><h1>Every shown item</h1>"
+            f"<form class=\"filters\" id=\"filters\">{''.join(filters)}</form>"
+            f"<p class=\"counts\" id=\"f-count\">{len(rows)} of {len(rows)} items</p></header>\n<main>"
+            f"<table class=\"itemlist\" id=\"itemlist\"><thead><tr><th></th><th>task</th><th>complex</th><th>item</th>"
+            f"<th>answer</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></main>"
+            "<script src=\"filter.js\"></script>")
+    return _page(f"items — {title}", body, "")
 
 
 # ---------------------------------------------------------------- task page
@@ -187,15 +279,17 @@ def task_page(tv: TaskView, title: str) -> str:
             f"<figcaption>{escape(role)}</figcaption></figure>"
             for s, role in zip(iv.small, row["image_roles"]) if not role.startswith("option "))
         pred = ""
-        if iv.prediction is not None:
-            p = iv.prediction
+        for model, p in iv.predictions.items():
             reply = "(no prediction)" if p.reply is None else p.reply
             parsed = p.parsed if p.parsed is not None else "—"
-            pred = (f"<p class=\"pred\">model: <code>{escape(parsed)}</code> {_badge(p)}</p>"
-                    f"<details class=\"reply\"><summary>reply</summary><pre>{escape(reply)}</pre></details>")
+            who = "model" if len(iv.predictions) == 1 else escape(model)
+            pred += (f"<p class=\"pred\">{who}: <code>{escape(parsed)}</code> {_badge(p)}</p>"
+                     f"<details class=\"reply\"><summary>reply</summary><pre>{escape(reply)}</pre></details>")
+        key = (f"<figure class=\"thumb key\">{_img(f'../img/{iv.key}', f'{rid} key image')}"
+               "<figcaption>ligand close-up</figcaption></figure>") if iv.key else ""
         cards.append(
             f"<article class=\"itemcard\"><h3><a href=\"{escape(quote(iv.page))}\">{escape(row['id'])}</a></h3>"
-            f"<div class=\"strip\">{strip}</div>"
+            f"<div class=\"strip\">{key}{strip}</div>"
             f"<details class=\"q\"><summary>question</summary><pre class=\"question\">{escape(row['question'])}</pre>"
             f"</details>{_options_line(iv, '../')}"
             f"<p class=\"answer\">answer: <code>{escape(row['answer'])}</code></p>{pred}</article>"
@@ -320,16 +414,26 @@ def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | 
             lis.append(f"<li{cls}><span class=\"letter\">{letter}.</span> {body} {' '.join(marks)}</li>")
         options = "<section><h2>Options</h2><ol class=\"options\">" + "".join(lis) + "</ol></section>"
     pred_html = ""
-    if pred is not None:
-        reply = "(no prediction)" if pred.reply is None else pred.reply
-        parsed = "—" if pred.parsed is None else pred.parsed
-        pred_html = (
-            "<section class=\"prediction\"><h2>Model</h2><table class=\"predtable\">"
-            f"<tr><th>reply</th><td><pre>{escape(reply)}</pre></td></tr>"
-            f"<tr><th>parsed answer</th><td><code>{escape(parsed)}</code></td></tr>"
-            f"<tr><th>score</th><td>{_badge(pred)} {pred.score:.3f} "
-            f"({'exact' if pred.exact else 'not exact'}; {escape(pred.status)})</td></tr></table></section>"
-        )
+    if iv.predictions:
+        lines = [f"<tr class=\"truth\"><th>answer</th><td></td><td><code>{escape(row['answer'])}</code></td><td></td></tr>"]
+        for model, p in iv.predictions.items():
+            reply = "(no prediction)" if p.reply is None else p.reply
+            parsed = "—" if p.parsed is None else p.parsed
+            lines.append(f"<tr><th>{escape(model)}</th><td><pre>{escape(reply)}</pre></td>"
+                         f"<td><code>{escape(parsed)}</code></td><td>{_badge(p)} {p.score:.3f} "
+                         f"({'exact' if p.exact else 'not exact'}; {escape(p.status)})</td></tr>")
+        pred_html = ("<section class=\"prediction\"><h2>Models</h2><table class=\"predtable\"><thead><tr><th>model</th>"
+                     "<th>reply</th><th>parsed answer</th><th>score</th></tr></thead><tbody>"
+                     + "".join(lines) + "</tbody></table></section>")
+    view3d = ""
+    if iv.structure:
+        view3d = ("<section class=\"view3d\"><h2>3-D view</h2>"
+                  f"<div id=\"viewer3d\" class=\"viewer3d\" data-complex=\"{escape(row['complex_id'])}\"></div>"
+                  "<p class=\"note\">The complex as in its files, the bound pose (pocket sticks with purple carbons, ligand ball and "
+                  "stick in grey, no hydrogens): drag "
+                  "to turn, scroll to zoom. Drawn by 3Dmol.js (BSD-3-Clause), bundled with the site.</p></section>"
+                  f"<script src=\"../vendor/3Dmol-min.js\"></script><script src=\"../{escape(quote(iv.structure))}\"></script>"
+                  "<script src=\"../view3d.js\"></script>")
     nav = [f"<a href=\"index.html\">&uarr; {code} {escape(row['task'])}</a>"]
     if prev_page:
         nav.insert(0, f"<a href=\"{escape(quote(prev_page))}\" rel=\"prev\">&larr; previous</a>")
@@ -342,6 +446,6 @@ def item_page(iv: ItemView, title: str, prev_page: str | None, next_page: str | 
         f"<section><h2>Images</h2><div class=\"images\">{''.join(figures)}</div></section>\n"
         f"<section><h2>Question</h2><pre class=\"question\">{escape(row['question'])}</pre></section>\n"
         f"{options}\n<section><h2>Answer</h2><p class=\"answer\"><code>{escape(row['answer'])}</code></p></section>\n"
-        f"{pred_html}\n<section>{metadata_block(row.get('metadata') or '{}')}</section>\n</main>"
+        f"{pred_html}\n<section>{metadata_block(row.get('metadata') or '{}')}</section>\n{view3d}\n</main>"
     )
     return _page(f"{row['id']} — {title}", body, "../")
