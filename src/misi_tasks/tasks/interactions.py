@@ -16,7 +16,7 @@ from misi_geom import SIX_VIEWS
 from misi_geom.interactions import Perception, find_interactions, to_records
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.interaction_options import residue_types, type_decoys, type_set_text
-from misi_tasks.tasks.prompts import VIEWS6, conventions, one_residue_labels_text
+from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 
 __all__ = ["InteractionTypeTask", "RingStackingTask", "stacking_options"]
 
@@ -29,8 +29,7 @@ class InteractionTypeTask(TaskGenerator):
     name = "interaction-type"
 
     def preamble(self, *, pdb_id: str, residue: str, **lab) -> str:
-        labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
-        return conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels)
+        return one_residue_preamble(pdb_id, residue, lab)
 
     def image_descriptions(self, **fields):
         return VIEWS6
