@@ -77,7 +77,7 @@ def test_vlmevalkit_tsv_loads_as_custom_datasets_and_round_trips(export_dataset:
                 options = [line[c] for c in "ABCD"]
                 assert all(isinstance(o, str) and o for o in options)   # never empty
                 assert "A. " not in line["question"]                    # VLMEvalKit prints the options itself
-                if task != "interaction-location":                    # image options name their image
+                if task in ("translation-rotation", "rotation-rotation"):  # T5/T6's image options name their image
                     assert options[1] == f"the image labelled option B (image {item['image_roles'].index('option B') + 1})"
             else:
                 assert line["question"] == item["question"]           # VQA prompt = misi's prompt
