@@ -227,13 +227,24 @@ def _generate_units(worker: Worker, cfg: "GenerateConfig", cid: str, split: str,
 
 
 def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "test",
-                   partners: dict | None = None, keep_renders: bool = True) -> dict[str, list[Item]]:
+                   partners: dict | None = None, keep_renders: bool = True,
+                   skipped_empty: bool = False) -> dict[str, list[Item]]:
     """Generate items for one in-memory :class:`~misi_tasks.tasks.scene.Scene` (for tests and notebooks).
 
     ``partners`` maps complex ids to scenes that T5 may use as its second complex.  MC items are
-    returned in canonical order (correct option first, before letter assignment).
+    returned in canonical order (correct option first, before letter assignment).  A task with
+    nothing to ask about the scene (e.g. ring-stacking without a stack) raises
+    :class:`~misi_tasks.tasks.base.TaskSkipped`, or gives an empty list with ``skipped_empty=True``.
     """
     partners = partners or {}
     ctx = GenContext(seed=seed, split=split, options=scene.run_options, partner_ids=tuple(sorted(partners)),
                      partner=partners.__getitem__, keep_renders=keep_renders)
-    return {t: get_task(t)().generate(scene, ctx) for t in tasks}
+    out: dict[str, list[Item]] = {}
+    for t in tasks:
+        try:
+            out[t] = get_task(t)().generate(scene, ctx)
+        except TaskSkipped:
+            if not skipped_empty:
+                raise
+            out[t] = []
+    return out

@@ -27,7 +27,7 @@ from misi_tasks.definitions.items import Renders
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
 from misi_tasks.definitions.equivalence import side_chain_siblings
 from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atoms
-from misi_tasks.tasks.prompts import VIEWS6, conventions, one_residue_labels_text
+from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -74,8 +74,7 @@ class ResidueLigandTask(TaskGenerator):
     name = "residue-ligand"
 
     def preamble(self, *, pdb_id: str, residue: str, **lab) -> str:
-        labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
-        return conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels)
+        return one_residue_preamble(pdb_id, residue, lab)
 
     def image_descriptions(self, **fields):
         return VIEWS6
