@@ -87,7 +87,7 @@ def _expected_states(item, scene, scenes):
         return [(e, sub, False) for e in _views(sub.coord - frame.center, SIX_VIEWS)], []
     if task == "interaction-type":  # one residue and the ligand, as residue-ligand
         sub = c[(c.res_index == item.metadata["res_index"]) | c.is_ligand]
-        frame = item.renders["images"][0].frame
+        frame = item.renders.images[0].frame
         return [(e, sub, False) for e in _views(sub.coord - frame.center, SIX_VIEWS)], []
     if task in ("interaction-location", "pocket-ligand", "ring-stacking"):
         return [(e, c, False) for e in _views(q, SIX_VIEWS)], []

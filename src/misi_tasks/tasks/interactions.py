@@ -14,6 +14,7 @@ import numpy as np
 
 from misi_geom import SIX_VIEWS
 from misi_geom.interactions import Perception, find_interactions, to_records
+from misi_tasks.definitions.items import Renders
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.interaction_options import residue_types, type_decoys, type_set_text
 from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
@@ -70,7 +71,7 @@ class InteractionTypeTask(TaskGenerator):
                           "types": sorted(truth), "options_canonical": options,
                           "interactions": to_records(c, mine), "camera": scene.camera_dict(frame)},
             )
-            item.renders = {"views": views, "complex": sub, "images": views}
+            item.renders = Renders(images=views, extra={"views": views, "complex": sub})
             items.append(item)
         return items
 
@@ -147,7 +148,7 @@ class RingStackingTask(TaskGenerator):
                 metadata={"options_canonical": options, "interactions": to_records(c, {"pi_stacking": [x]}),
                           "camera": scene.camera_dict()},
             )
-            item.renders = {"views": views, "key_atoms": key, "images": views}
+            item.renders = Renders(images=views, extra={"views": views, "key_atoms": key})
             items.append(item)
             if len(items) == self.count(ctx.split):
                 break
