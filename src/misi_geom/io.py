@@ -56,6 +56,7 @@ from typing import Iterable, Literal
 import numpy as np
 
 from misi_geom._mol2 import LIGAND_RES_NAME, MOL2_MATCH_TOLERANCE, _annotate_from_mol2
+from misi_geom.blank_chains import blank_copy_chains
 from misi_geom.bonds import covalent_bonds
 from misi_geom.complex import Complex
 from misi_geom.elements import KNOWN_ELEMENTS, normalize_element
@@ -138,7 +139,7 @@ def _atom_records(path: Path) -> list[tuple]:
         raise MisiInputError(path, f"not a readable PDB/mmCIF file ({str(exc).splitlines()[0]})") from None
     if len(st) == 0:
         raise MisiInputError(path, "no atoms (not a PDB/mmCIF file?)")
-    rows = []
+    rows, serials = [], []
     try:
         for chain in st[0]:
             for res in chain:
@@ -152,13 +153,14 @@ def _atom_records(path: Path) -> list[tuple]:
                            at.element.name, at.altloc, at.occ, p.x, p.y, p.z)
                     if not _is_repeat(seen, row):
                         rows.append(row)
+                        serials.append(at.serial)
                     if len(rows) > MAX_ATOMS:
                         raise MisiInputError(path, f"more than {MAX_ATOMS} atoms: too large for a pocket")
     except UnicodeDecodeError:
         raise MisiInputError(path, f"an atom, residue or chain name is not UTF-8 text{_first_bad_line(path)}") from None
     if not rows:  # gemmi reads any text as an empty PDB
         raise MisiInputError(path, "no ATOM/HETATM records (not a PDB/mmCIF file?)")
-    return rows
+    return blank_copy_chains(rows, serials, SOLVENT_NAMES)
 
 
 def _first_bad_line(path: Path) -> str:
