@@ -85,6 +85,7 @@ def test_card_names_command_version_licence_and_citations(export_dataset: Path) 
     for _, key, body in entries:
         fields = dict(re.findall(r"^\s*(\w+)\s*=\s*\{(.+)\},?$", body, flags=re.M))
         assert {"title", "author", "year"} <= set(fields) and re.fullmatch(r"\d{4}", fields["year"]), key
+        assert "others" not in fields["author"], key  # every author named, none left as "and others"
     assert "url           = {https://arxiv.org/abs/2512.10867}" in bibtex
 
 

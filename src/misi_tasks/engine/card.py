@@ -50,7 +50,7 @@ _LICENCE_TEXT = (
 
 _PAPER_BIBTEX = """@misc{misibench2025,
   title         = {From Macro to Micro: Benchmarking Microscopic Spatial Intelligence on Molecules via Vision-Language Models},
-  author        = {Li and Kong and others},
+  author        = {Li, Zongzhao and Kong, Xiangzhe and Su, Jiahui and Ma, Zongyang and Li, Mingze and Li, Songyou and Zhang, Yuelin and Rong, Yu and Xu, Tingyang and Zhao, Deli and Huang, Wenbing},
   year          = {2025},
   eprint        = {2512.10867},
   archivePrefix = {arXiv},
