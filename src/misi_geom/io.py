@@ -8,7 +8,9 @@ mmCIF), RDKit reads the ligand.  Clean-up steps, each a small function:
 - alternate locations: per residue, the conformer with the highest (mean) occupancy is kept
   (ties: the first altloc letter);
 - hydrogens (and deuterium) are kept and flagged ``is_hydrogen``;
-- only the first model of a multi-model file is used.
+- only the first model of a multi-model file is used;
+- the copies of a blank chain (two monomers of a dimer without chain ids, whose residue numbers
+  repeat) get the first unused chain letters in file order (:mod:`misi_geom.blank_chains`).
 
 Ligand reading order (the first that works wins): mol2 sanitised, SDF sanitised, mol2 without
 sanitisation, SDF without sanitisation (partial sanitisation: ring info and implicit valences

@@ -12,7 +12,7 @@ from misi_geom.blank_chains import _copies
 from misi_geom.io import read_structure
 from misi_geom.residues import atom_residue_label
 
-FIXTURE = Path(__file__).parent / "data" / "blank_dimer" / "2p3a_cut_pocket.pdb"
+FIXTURE = Path(__file__).parent / "data" / "blank_dimer" / "2p3a" / "2p3a_pocket.pdb"
 RESIDUES = ["LEU 24", "ASP 25", "THR 26", "GLY 27"]
 
 
