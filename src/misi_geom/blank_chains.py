@@ -16,8 +16,8 @@ The rule (documented in ``docs/loading.md``):
   ``a``-``z``, then ``0``-``9`` not used as a chain id anywhere in the file, in file order.
 
 A pocket with two chains then has chain ids in its labels and prompts like any multi-chain pocket
-(``ASP 25 A`` / ``ASP 25 B``).  PLIP likewise renames blank chains to letters; ChimeraX keeps them
-blank (``/?``) and would show both copies as ``/?:25``.
+(``ASP 25 A`` / ``ASP 25 B``).  PLIP's clean-up writes ``A`` into every blank-chain ATOM line, so its
+two copies would still share numbers; here each copy gets its own letter.
 """
 
 from __future__ import annotations
