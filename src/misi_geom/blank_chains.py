@@ -9,7 +9,8 @@ The rule (documented in ``docs/loading.md``):
 
 - walk the blank-chain atoms in file order (serial numbers); a residue is a run of atoms with the
   same number, insertion code and name; a new copy begins at a residue whose number and insertion
-  code already occurred in the current copy (the numbering restarts);
+  code already occurred in the current copy -- or, if the numbering went down since that earlier
+  occurrence, at the residue after the last such drop (where the numbering restarted);
 - solvent residues (waters) are ignored: they are removed later and never start a copy;
 - if the blank chain holds a single copy nothing changes (its chain id stays blank, drawn ``?``);
 - otherwise every copy, the first included, gets a letter: the first letters ``A``-``Z``, then
@@ -53,16 +54,32 @@ def blank_copy_chains(rows: Sequence[tuple], serials: Sequence[int], solvent: fr
 
 
 def _copies(rows: Sequence[tuple]) -> list[int]:
-    """Copy number (0, 1, ...) of each row, rows in file order: a new copy begins at a residue
-    whose (number, insertion code) already occurred in the current copy."""
+    """Copy number (0, 1, ...) of each row, rows in file order.
+
+    A residue (a run of rows with the same number, insertion code and name) whose number and
+    insertion code already occurred in the current copy starts a new copy -- or, if the numbering
+    went down between that earlier occurrence and it, the residue after the last such drop does
+    (``452 PRO, 74 ARG, 75 GLY`` with an earlier ``75``: the second copy begins at ``74 ARG``).
+    """
+    runs: list[tuple[int, tuple]] = []  # (first row, (number, insertion code)) of each residue
+    last = None
+    for k, r in enumerate(rows):
+        if (r[1], r[2], r[3]) != last:
+            runs.append((k, (r[1], r[2])))
+            last = (r[1], r[2], r[3])
+    copy_of_run: list[int] = []
+    copy, seen = 0, {}  # seen: (number, icode) -> run index, for runs of the current copy
+    for j, (_, key) in enumerate(runs):
+        if key in seen:
+            drops = [t for t in range(seen[key] + 1, j + 1) if runs[t][1][0] < runs[t - 1][1][0]]
+            begin = drops[-1] if drops else j
+            copy += 1
+            copy_of_run[begin:] = [copy] * (j - begin)
+            seen = {runs[t][1]: t for t in range(begin, j)}
+        seen[key] = j
+        copy_of_run.append(copy)
     out: list[int] = []
-    copy, seen, last = 0, set(), None
-    for r in rows:
-        key = (r[1], r[2], r[3])
-        if key != last:
-            if (r[1], r[2]) in seen:
-                copy, seen = copy + 1, set()
-            seen.add((r[1], r[2]))
-            last = key
-        out.append(copy)
+    bounds = [k for k, _ in runs] + [len(rows)]
+    for j, cp in enumerate(copy_of_run):
+        out += [cp] * (bounds[j + 1] - bounds[j])
     return out

@@ -82,12 +82,22 @@ def test_named_chains_with_the_same_numbers_are_left_alone(tmp_path):
     assert [ch for _, ch in _residues(read_structure(p))] == ["P"] * 4 + ["Q"] * 4
 
 
+def test_a_copy_begins_where_the_numbering_restarts_before_the_repeat():
+    # 3gzn's blank pocket: ... 452 PRO, then the other chain's 74 ARG, 75 GLY (75 seen before)
+    numbers = [22, 75, 76, 452, 74, 75, 76]
+    rows = [("", n, "", "X") for n in numbers]
+    assert _copies(rows) == [0, 0, 0, 0, 1, 1, 1]
+    # without a drop in numbering the repeated residue itself begins the copy
+    assert _copies([("", n, "", "X") for n in [5, 6, 7, 6, 7]]) == [0, 0, 0, 1, 1]
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 12), st.integers(1, 3)), min_size=1, max_size=30))
 def test_copies_give_each_residue_run_a_distinct_identity(runs):
     """Any file order of residue runs (number, atom count): within a copy no number names two runs,
-    copies count up from 0 in steps of one, and a copy only begins where its first number
-    already occurred in the copy before (so a file without repeats stays one copy)."""
+    copies count up from 0 in steps of one, and a copy begins either at a number of the copy before
+    or where the numbering goes down, and it holds a number of the copy before (so a file without
+    repeats stays one copy)."""
     runs = [r for k, r in enumerate(runs) if k == 0 or r[0] != runs[k - 1][0]]  # adjacent equal = one run
     rows = [("", n, "", "ALA") for n, count in runs for _ in range(count)]
     got = _copies(rows)
@@ -99,7 +109,10 @@ def test_copies_give_each_residue_run_a_distinct_identity(runs):
     for (n, _), cp in zip(runs, run_copy):
         by_copy.setdefault(cp, []).append(n)
     assert all(len(ns) == len(set(ns)) for ns in by_copy.values())
+    first = {cp: k for k, cp in reversed(list(enumerate(run_copy)))}
     for cp in range(1, len(by_copy)):
-        assert by_copy[cp][0] in by_copy[cp - 1]
+        k = first[cp]
+        assert by_copy[cp][0] in by_copy[cp - 1] or runs[k][0] < runs[k - 1][0]
+        assert set(by_copy[cp]) & set(by_copy[cp - 1])
     if len({n for n, _ in runs}) == len(runs):
         assert set(got) == {0}
