@@ -3,11 +3,11 @@
 Some pocket files (PDBbind's HIV-protease-like homodimers, e.g. 2p3a and 2pv2) hold two protein
 copies with BLANK chain ids and no TER record: both copies have an ``ASP 25``, so a residue label
 (or an answer such as ``ASP 25 OD2``) would name two residues.  gemmi merges such same-numbered
-residues into one; the file order (atom serial numbers) still separates the copies.
+residues into one; the order of the file's lines still separates the copies.
 
 The rule (documented in ``docs/loading.md``):
 
-- walk the blank-chain atoms in file order (serial numbers); a residue is a run of atoms with the
+- walk the blank-chain atom lines in file order; a residue is a run of atoms with the
   same number, insertion code and name; a new copy begins at a residue whose number and insertion
   code already occurred in the current copy -- or, if the numbering went down since that earlier
   occurrence, at the residue after the last such drop (where the numbering restarted);
@@ -24,33 +24,51 @@ two copies would still share numbers; here each copy gets its own letter.
 from __future__ import annotations
 
 import string
+from pathlib import Path
 from typing import Sequence
 
 #: Letters handed to the copies of a blank chain, in order (those used by other chains are skipped).
 CHAIN_LETTERS: str = string.ascii_uppercase + string.ascii_lowercase + string.digits
 
 
-def blank_copy_chains(rows: Sequence[tuple], serials: Sequence[int], solvent: frozenset[str]) -> list[tuple]:
-    """``rows`` (atom rows whose first fields are chain, number, insertion code, residue name) with
-    the copies of a blank chain given distinct letters (module docstring), in file order.
+def blank_copies(path: Path, solvent: frozenset[str]) -> dict[tuple, list[tuple[int, int]]]:
+    """Copy number and position of every blank-chain atom line of the PDB file ``path`` (first
+    model), by residue: ``{(number, insertion code, name): [(copy, position) of its 1st line, ...]}``;
+    positions count the blank-chain lines kept in file order.
 
-    ``serials`` are the atoms' serial numbers (their file order).  Rows are returned unchanged and
-    in their order when no blank chain repeats a residue number.
+    Empty when the blank chain holds one copy, for mmCIF files and for lines that cannot be read
+    (gemmi reports those).  gemmi merges same-numbered residues of a chain into one residue whose
+    atoms keep file order, so its k-th atom is the k-th line of that key.
     """
-    blank = [k for k, r in enumerate(rows) if r[0] == "" and r[3].upper() not in solvent]
-    order = sorted(blank, key=lambda k: serials[k])
-    copy_of = _copies([rows[k] for k in order])
+    if ".cif" in path.name.lower() or ".mmcif" in path.name.lower():
+        return {}
+    rows = []
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                if raw.startswith(b"ENDMDL"):
+                    break
+                if raw.startswith((b"ATOM", b"HETATM")) and raw[21:22] in (b" ", b""):
+                    line = raw.decode("utf-8")
+                    name = line[17:20].strip()
+                    if name.upper() not in solvent:
+                        rows.append(("", int(line[22:26]), line[26:27].strip(), name))
+    except (OSError, ValueError):
+        return {}
+    copy_of = _copies(rows)
     if len(set(copy_of)) < 2:
-        return list(rows)
-    used = {r[0] for r in rows}
-    letters = [c for c in CHAIN_LETTERS if c not in used]
-    if len(letters) < max(copy_of) + 1:
-        return list(rows)  # more copies than free letters: leave the file as it is
-    # the blank-chain atoms fill their old places in file order, so each copy's residues are contiguous
-    out = list(rows)
-    for k, j, cp in zip(blank, order, copy_of):
-        out[k] = (letters[cp],) + tuple(rows[j][1:])
+        return {}
+    out: dict[tuple, list[tuple[int, int]]] = {}
+    for line_no, (r, cp) in enumerate(zip(rows, copy_of)):
+        out.setdefault(r[1:], []).append((cp, line_no))
     return out
+
+
+def copy_letters(n_copies: int, used: set[str]) -> list[str] | None:
+    """Letters for ``n_copies`` copies: the first of :data:`CHAIN_LETTERS` not in ``used``; None if
+    too few are left (the blank chain is then left as it is)."""
+    letters = [c for c in CHAIN_LETTERS if c not in used]
+    return letters[:n_copies] if len(letters) >= n_copies else None
 
 
 def _copies(rows: Sequence[tuple]) -> list[int]:
