@@ -142,11 +142,11 @@ def _atom_records(path: Path) -> list[tuple]:
     if len(st) == 0:
         raise MisiInputError(path, "no atoms (not a PDB/mmCIF file?)")
     rows = []
-    copies = blank_copies(path, SOLVENT_NAMES) if any(ch.name == "" for ch in st[0]) else {}
-    n_copies = 1 + max(cp for v in copies.values() for cp, _ in v) if copies else 0
-    letters = copy_letters(n_copies, {ch.name for ch in st[0]}) if copies else None
     line_of: dict[int, int] = {}  # row -> file position, for the rows of renamed blank-chain copies
     try:
+        copies = blank_copies(path, SOLVENT_NAMES) if any(ch.name == "" for ch in st[0]) else {}
+        n_copies = 1 + max(cp for v in copies.values() for cp, _ in v) if copies else 0
+        letters = copy_letters(n_copies, {ch.name for ch in st[0]}) if copies else None
         for chain in st[0]:
             for res in chain:
                 if res.seqid.num is None:
