@@ -16,7 +16,7 @@ The rule (documented in ``docs/loading.md``):
 - otherwise every copy, the first included, gets a letter: the first letters ``A``-``Z``, then
   ``a``-``z``, then ``0``-``9`` not used as a chain id anywhere in the file, in file order.
 
-A pocket with two chains then has chain ids in its labels and prompts like any multi-chain pocket
+The pocket then spans several chains and has chain ids in its labels and prompts like any multi-chain pocket
 (``ASP 25 A`` / ``ASP 25 B``).  PLIP's clean-up writes ``A`` into every blank-chain ATOM line, so its
 two copies would still share numbers; here each copy gets its own letter.
 """
