@@ -8,7 +8,9 @@ mmCIF), RDKit reads the ligand.  Clean-up steps, each a small function:
 - alternate locations: per residue, the conformer with the highest (mean) occupancy is kept
   (ties: the first altloc letter);
 - hydrogens (and deuterium) are kept and flagged ``is_hydrogen``;
-- only the first model of a multi-model file is used.
+- only the first model of a multi-model file is used;
+- the copies of a blank chain (two monomers of a dimer without chain ids, whose residue numbers
+  repeat) get the first unused chain letters in file order (:mod:`misi_geom.blank_chains`).
 
 Ligand reading order (the first that works wins): mol2 sanitised, SDF sanitised, mol2 without
 sanitisation, SDF without sanitisation (partial sanitisation: ring info and implicit valences
@@ -56,6 +58,7 @@ from typing import Iterable, Literal
 import numpy as np
 
 from misi_geom._mol2 import LIGAND_RES_NAME, MOL2_MATCH_TOLERANCE, _annotate_from_mol2
+from misi_geom.blank_chains import blank_copies, copy_letters
 from misi_geom.bonds import covalent_bonds
 from misi_geom.complex import Complex
 from misi_geom.elements import KNOWN_ELEMENTS, normalize_element
@@ -139,18 +142,27 @@ def _atom_records(path: Path) -> list[tuple]:
     if len(st) == 0:
         raise MisiInputError(path, "no atoms (not a PDB/mmCIF file?)")
     rows = []
+    line_of: dict[int, int] = {}  # row -> file position, for the rows of renamed blank-chain copies
     try:
+        copies = blank_copies(path, SOLVENT_NAMES) if any(ch.name == "" for ch in st[0]) else {}
+        n_copies = 1 + max(cp for v in copies.values() for cp, _ in v) if copies else 0
+        letters = copy_letters(n_copies, {ch.name for ch in st[0]}) if copies else None
         for chain in st[0]:
             for res in chain:
                 if res.seqid.num is None:
                     raise MisiInputError(path, f"blank residue number ({res.name.strip() or '?'} in chain "
                                                f"{chain.name or '?'})")
                 seen: dict[tuple, tuple] = {}
-                for at in res:
+                lines = (copies.get((res.seqid.num, res.seqid.icode.strip(), res.name.strip()))
+                         if letters and not chain.name else None)
+                for k, at in enumerate(res):
                     p = at.pos
-                    row = (chain.name, res.seqid.num, res.seqid.icode.strip(), res.name.strip(), at.name,
+                    name = letters[lines[k][0]] if lines and k < len(lines) else chain.name
+                    row = (name, res.seqid.num, res.seqid.icode.strip(), res.name.strip(), at.name,
                            at.element.name, at.altloc, at.occ, p.x, p.y, p.z)
                     if not _is_repeat(seen, row):
+                        if lines and k < len(lines):
+                            line_of[len(rows)] = lines[k][1]
                         rows.append(row)
                     if len(rows) > MAX_ATOMS:
                         raise MisiInputError(path, f"more than {MAX_ATOMS} atoms: too large for a pocket")
@@ -158,6 +170,11 @@ def _atom_records(path: Path) -> list[tuple]:
         raise MisiInputError(path, f"an atom, residue or chain name is not UTF-8 text{_first_bad_line(path)}") from None
     if not rows:  # gemmi reads any text as an empty PDB
         raise MisiInputError(path, "no ATOM/HETATM records (not a PDB/mmCIF file?)")
+    if line_of:  # the renamed copies' rows in file order (in the slots they hold), each copy contiguous
+        slots = sorted(line_of)
+        placed = [rows[k] for k in sorted(slots, key=line_of.__getitem__)]
+        for k, row in zip(slots, placed):
+            rows[k] = row
     return rows
 
 

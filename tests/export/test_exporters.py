@@ -77,7 +77,7 @@ def test_vlmevalkit_tsv_loads_as_custom_datasets_and_round_trips(export_dataset:
                 options = [line[c] for c in "ABCD"]
                 assert all(isinstance(o, str) and o for o in options)   # never empty
                 assert "A. " not in line["question"]                    # VLMEvalKit prints the options itself
-                if task != "interaction-location":                    # image options name their image
+                if task in ("translation-rotation", "rotation-rotation"):  # T5/T6's image options name their image
                     assert options[1] == f"the image labelled option B (image {item['image_roles'].index('option B') + 1})"
             else:
                 assert line["question"] == item["question"]           # VQA prompt = misi's prompt
@@ -128,7 +128,7 @@ def test_lmms_eval_task_folder_loads_and_scores(export_dataset: Path, tmp_path: 
     out = tmp_path / "tasks"
     _export(export_dataset, out, "lmms-eval")
     group = _load_lmms_yaml(out / "_misi.yaml")
-    assert group["group"] == "misi" and len(group["task"]) == 9
+    assert group["group"] == "misi" and len(group["task"]) == len(TASK_NAMES)  # every task of the dataset
     items = {it["id"]: it for it in read_items(export_dataset, splits=["test"])}
     log_files = []
     for name in group["task"]:
@@ -187,7 +187,7 @@ def test_llamafactory_sharegpt_dataset(export_dataset: Path, tmp_path: Path) -> 
     ds = datasets.load_dataset("json", data_files=str(data_dir / attr["file_name"]), split="train",
                                cache_dir=str(tmp_path / "hf"))
     train = {it["answer"] + "|" + it["question"]: it for it in read_items(export_dataset, splits=["train"])}
-    assert len(ds) == len(train) == 18
+    assert len(ds) == len(train) == 2 * len(TASK_NAMES)  # two train items of every registered task
     for row in ds:
         msgs = row[attr["columns"]["messages"]]
         assert [m[tags["role_tag"]] for m in msgs] == [tags["user_tag"], tags["assistant_tag"]]

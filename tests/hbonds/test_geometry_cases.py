@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from misi_geom import Complex, assign_hbond_types, find_hbonds
-from misi_tasks.tasks.hbond_answers import format_t4, format_t9
+from ..hbond_text import format_t4, format_t9
 
 
 def _polar(r: float, deg: float) -> np.ndarray:

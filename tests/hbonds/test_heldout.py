@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from misi_geom import Complex, assign_hbond_types, find_hbonds, load_complex
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 
 DATA = Path(__file__).parent / "data"
 HELDOUT = DATA / "heldout"
@@ -44,24 +44,37 @@ def _pairs(answer: str) -> set[str]:
     return {e for e in answer.split("; ") if e}
 
 
-def _answer(c: Complex) -> set[str]:
+def _answer(c: Complex, folder: Path) -> set[str]:
+    """misi's T9 bonds; chain letters misi gave to the copies of a blank chain (docs/loading.md) are
+    written ``?`` as ChimeraX writes that chain (its answers cannot tell the copies apart)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _pairs(format_t9(find_hbonds(c), c))
+        got = _pairs(format_t9(find_hbonds(c), c))
+    pocket = next(folder.glob("*_pocket.pdb"))
+    in_file = {ln[21] for ln in pocket.read_text().splitlines() if ln.startswith(("ATOM", "HETATM"))}
+    renamed = set(c.chain_id.tolist()) - in_file - {""}
+    out = set()
+    for e in got:
+        left, sep, right = e.partition(", ")
+        parts = left.split()
+        if len(parts) == 4 and parts[3] in renamed:
+            parts[3] = "?"
+        out.add(" ".join(parts) + sep + right)
+    return out
 
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))
 def test_with_hydrogens_matches_chimerax(cid):
     c = load_complex(HELDOUT / cid)
     assert c.is_hydrogen[c.is_ligand].any()
-    assert _answer(c) == _pairs(EXPECTED[cid]["with_h"]["misi_answer"])
+    assert _answer(c, HELDOUT / cid) == _pairs(EXPECTED[cid]["with_h"]["misi_answer"])
 
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))
 def test_hydrogen_free_matches_chimerax(hydrogen_free, cid):
     c = load_complex(hydrogen_free / cid)
     assert not c.is_hydrogen.any()
-    assert _answer(c) == _pairs(EXPECTED[cid]["hydrogen_free"]["misi_answer"])
+    assert _answer(c, hydrogen_free / cid) == _pairs(EXPECTED[cid]["hydrogen_free"]["misi_answer"])
 
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))

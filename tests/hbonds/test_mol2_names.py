@@ -19,7 +19,7 @@ import pytest
 from rdkit import Chem
 
 from misi_geom import find_hbonds, load_complex
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_geom.io import MOL2_MATCH_TOLERANCE
 from misi_geom.samples import sample_dirs
 

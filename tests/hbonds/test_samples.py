@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from misi_geom import SE3, Complex, assign_hbond_types, find_hbonds, load_complex
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_geom.samples import SAMPLE_IDS, sample_dirs
 
 EXPECTED = json.loads((Path(__file__).parent / "data" / "expected_hbonds.json").read_text())["complexes"]

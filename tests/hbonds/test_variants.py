@@ -20,7 +20,7 @@ from rdkit import Chem
 from rdkit.Chem import AllChem
 
 from misi_geom import Complex, assign_hbond_types, find_hbonds, load_complex
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_geom.io import read_ligand
 from misi_geom.samples import sample_root
 

@@ -84,7 +84,7 @@ def _t9(c) -> str:
     import warnings
 
     from misi_geom import find_hbonds
-    from misi_tasks.tasks.hbond_answers import format_t9
+    from ..hbond_text import format_t9
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -54,9 +54,9 @@ def harness_row(task: str, split: str, k: int) -> dict:
     if task in MC_TASKS:
         letter = LETTERS[k % 4]
         answer = letter
-        if task == "interaction-location":
+        if task not in ("translation-rotation", "rotation-rotation"):  # text options (T8, X1, X3)
             options = [f"move x {i - 2}, move y {k % 3}" for i in range(4)]
-        else:
+        else:  # T5 and T6 show their options as images
             options = ["", "", "", ""]
             roles = roles + [f"option {L}" for L in LETTERS]
         listing = "\n".join(f"{LETTERS[i]}. {o}" if o else f"{LETTERS[i]}. the image labelled option {LETTERS[i]}"

@@ -17,7 +17,11 @@ from PIL import Image
 
 from misi_tasks.dataset import read_items
 from misi_tasks.eval.cli import main as eval_main
+from misi_tasks.definitions.registry import task_names
 from misi_tasks.run.cli import main as run_main
+
+N_TASKS = len(task_names())  # the harness dataset holds every registered task
+N_TEST = 3 * N_TASKS         # three test items per task (tests/run/conftest.py)
 
 
 def _run(server, dataset: Path, out: Path, *extra: str) -> int:
@@ -89,7 +93,7 @@ def test_retries_on_429_500_timeouts_and_dropped_connections(fake_server, harnes
     report = _score(harness_dataset, preds, tmp_path)
     assert report["all_mean"] == 100.0
     ids = [r["id"] for r in _lines(preds)]
-    assert len(ids) == len(set(ids)) == 27
+    assert len(ids) == len(set(ids)) == N_TEST
     asked = {q for q in fake_server.attempts if q.startswith("Item ") and "/test/" in q}
     injected = [q for q in asked if plan[q] != "answer"]
     assert len(injected) >= 20 and all(fake_server.attempts[q] >= 2 for q in injected)  # failed, then retried
@@ -99,15 +103,15 @@ def test_rerun_resumes_without_asking_again(fake_server, harness_dataset: Path, 
     preds = tmp_path / "preds.jsonl"
     assert _run(fake_server, harness_dataset, preds, "--limit", "1") == 0
     first = preds.read_bytes()
-    assert len(_lines(preds)) == 9
+    assert len(_lines(preds)) == N_TASKS                       # --limit 1: one item per task
     n_requests = len(fake_server.requests)
     assert _run(fake_server, harness_dataset, preds) == 0
     assert preds.read_bytes().startswith(first)                        # appended, never rewritten
-    assert len(fake_server.requests) - n_requests == 27 - 9            # only the missing items were asked
+    assert len(fake_server.requests) - n_requests == N_TEST - N_TASKS  # only the missing items were asked
     ids = [r["id"] for r in _lines(preds)]
-    assert len(ids) == len(set(ids)) == 27
+    assert len(ids) == len(set(ids)) == N_TEST
     assert _run(fake_server, harness_dataset, preds) == 0              # nothing left: no request
-    assert len(fake_server.requests) - n_requests == 18
+    assert len(fake_server.requests) - n_requests == N_TEST - N_TASKS
 
 
 def test_torn_last_line_is_dropped_and_redone(fake_server, harness_dataset: Path, tmp_path: Path) -> None:
@@ -117,7 +121,7 @@ def test_torn_last_line_is_dropped_and_redone(fake_server, harness_dataset: Path
     preds.write_text("".join(lines[:-1]) + lines[-1][:25])             # a crash in the middle of a write
     assert _run(fake_server, harness_dataset, preds) == 0
     ids = [r["id"] for r in _lines(preds)]
-    assert len(ids) == len(set(ids)) == 27
+    assert len(ids) == len(set(ids)) == N_TEST
     assert _score(harness_dataset, preds, tmp_path)["all_mean"] == 100.0
 
 
@@ -129,12 +133,12 @@ def test_failed_item_is_reported_and_retried_on_request(fake_server, harness_dat
     assert _run(fake_server, harness_dataset, preds) == 1
     err = capsys.readouterr().err
     assert "1 failed" in err and "HTTP 400" in err and "--retry-failed" in err
-    assert len(_lines(preds)) == 26 and fake_server.attempts[bad] == 1   # a 400 is not retried
+    assert len(_lines(preds)) == N_TEST - 1 and fake_server.attempts[bad] == 1   # a 400 is not retried
     fake_server.behaviour = lambda q, a: "answer"
     assert _run(fake_server, harness_dataset, preds) == 1                # recorded: not asked again unasked
-    assert fake_server.attempts[bad] == 1 and len(_lines(preds)) == 26
+    assert fake_server.attempts[bad] == 1 and len(_lines(preds)) == N_TEST - 1
     assert _run(fake_server, harness_dataset, preds, "--retry-failed") == 0
-    assert fake_server.attempts[bad] == 2 and len(_lines(preds)) == 27
+    assert fake_server.attempts[bad] == 2 and len(_lines(preds)) == N_TEST
     assert _run(fake_server, harness_dataset, preds) == 0                # the answer supersedes the record
 
 
@@ -168,8 +172,8 @@ def test_context_limit_on_every_item_asks_each_once_and_names_the_fixes(fake_ser
     preds = tmp_path / "preds.jsonl"
     assert _run(fake_server, harness_dataset, preds, "--concurrency", "2") == 1
     err = capsys.readouterr().err
-    assert len(fake_server.requests) == 27 and preds.read_text() == ""  # every item asked once, none retried
-    assert "27 failed (27 rejected by the server)" in err and "0 not asked" in err
+    assert len(fake_server.requests) == N_TEST and preds.read_text() == ""  # every item asked once, none retried
+    assert f"{N_TEST} failed ({N_TEST} rejected by the server)" in err and "0 not asked" in err
     for flag in ("--max-model-len", "--max-image-px", "--mm-processor-kwargs", "--retry-failed"):
         assert flag in err
     assert "maximum context length is 8192" in err
@@ -188,7 +192,7 @@ def test_exhausted_retries_stop_a_failing_run(fake_server, harness_dataset: Path
     assert _run(fake_server, harness_dataset, preds, "--retries", "1", "--concurrency", "2") == 1
     err = capsys.readouterr().err
     assert "items in a row failed" in err and "HTTP 500" in err
-    assert len(fake_server.requests) < 2 * 27                          # stopped early, not every item tried
+    assert len(fake_server.requests) < 2 * N_TEST                          # stopped early, not every item tried
     assert preds.read_text() == ""
 
 
@@ -237,11 +241,11 @@ def test_ctrl_c_loses_nothing_and_resumes(fake_server, harness_dataset: Path, tm
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     saved = _lines(preds)                                              # every line whole
-    assert 3 <= len(saved) < 27
+    assert 3 <= len(saved) < N_TEST
     fake_server.behaviour = lambda q, a: "answer"
     assert _run(fake_server, harness_dataset, preds) == 0
     ids = [r["id"] for r in _lines(preds)]
-    assert len(ids) == len(set(ids)) == 27
+    assert len(ids) == len(set(ids)) == N_TEST
     assert _lines(preds)[:len(saved)] == saved
 
 

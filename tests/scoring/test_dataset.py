@@ -238,7 +238,7 @@ def test_accepts_dict_metadata_pil_images_and_missing_task_code(tmp_path: Path, 
 
 def test_read_items_filters_and_order(small_dataset: Path) -> None:
     items = read_items(small_dataset, images=False)
-    assert len(items) == 9 * (8 + 3)
+    assert len(items) == len(TASK_NAMES) * (8 + 3)
     order = [(TASK_NAMES.index(it["task"]), ("train", "test").index(it["split"])) for it in items]
     assert order == sorted(order)
     sel = read_items(small_dataset, tasks=["T7", "rotation"], splits=["train"], images=False)
@@ -280,7 +280,7 @@ def test_datasets_loads_pil_images(small_dataset: Path, tmp_path: Path) -> None:
     assert set(by_config) == {"train", "test"} and by_config["test"].num_rows == 8
     assert isinstance(by_config["test"][0]["images"][1], Image.Image)
     default = datasets.load_dataset(str(small_dataset), split="test", cache_dir=str(tmp_path))
-    assert default.num_rows == 9 * 8
+    assert default.num_rows == len(TASK_NAMES) * 8
 
 
 def test_images_are_paged_so_a_shard_is_written_in_little_memory(tmp_path: Path, rows_factory) -> None:

@@ -19,7 +19,7 @@ SAMPLES = ["1h1d", "2pyy", "2w9r", "3pvu", "4cjq"]
 @pytest.mark.parametrize("pdb_id", SAMPLES)
 def test_formatted_answers_round_trip(pdb_id: str) -> None:
     from misi_geom.hbonds import find_hbonds, hbond_pairs
-    from misi_tasks.tasks.hbond_answers import format_t4, format_t9
+    from ..hbond_text import format_t4, format_t9
     from misi_geom.io import load_complex
     from misi_geom.samples import sample_root
 

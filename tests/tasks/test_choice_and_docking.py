@@ -45,7 +45,7 @@ def test_rotation_rotation_correct_option_applies_the_pair_twice(mc_items):
 def test_decoy_images_differ_visibly(mc_items):
     for task in ("rotation-rotation", "translation-rotation"):
         for item in mc_items[task]:
-            correct, *decoys = item.renders["options"]
+            correct, *decoys = item.renders.options
             for rv in decoys:
                 assert image_similarity(rv.image, correct.image) < SSIM_MAX
 
@@ -54,8 +54,8 @@ def test_no_option_looks_like_image_4_or_another_option(mc_items):
     """A T6 decoy that cancels to the identity drew image 4 again; options must all differ."""
     for task in ("rotation-rotation", "translation-rotation"):
         for item in mc_items[task]:
-            opts = [rv.image for rv in item.renders["options"]]
-            shown = item.renders["demo_after"].image
+            opts = [rv.image for rv in item.renders.options]
+            shown = item.renders.extra["demo_after"].image
             for k, img in enumerate(opts):
                 if task == "rotation-rotation":
                     assert image_similarity(img, shown) < SSIM_MAX, (item.id, k)
@@ -100,7 +100,7 @@ def test_translation_rotation_correct_option_is_f2_f1_of_c2(mc_items, scenes):
         assert item.metadata["query_complex"] != "2pyy"
         query = scenes[item.metadata["query_complex"]]
         f1, f2 = _cmd(item.metadata["f1"]), _cmd(item.metadata["f2"])
-        correct = item.renders["options"][0]
+        correct = item.renders.options[0]
         q = query.camera_frame("front")
         expect = command_motion(f2, center=command_motion(f1).apply(np.zeros(3))).apply(command_motion(f1).apply(q))
         np.testing.assert_allclose(correct.screen.x_A, expect[:, 0], atol=1e-9)
@@ -119,7 +119,7 @@ def test_docking_answer_undoes_the_displacement(scenes, pdb_id):
         assert m, item.answer
         axis, angle, d = m.group(1), int(m.group(2)), int(m.group(3))
         assert angle % 15 == 0 and angle != 0 and d != 0
-        together = item.renders["together"]
+        together = item.renders.extra["together"]
         displaced = np.column_stack([together.screen.x_A, together.screen.y_A, together.screen.depth])
         np.testing.assert_allclose(displaced[~lig], q[~lig], atol=1e-9)  # the pocket never moves
         heavy_lig = lig & ~scene.complex.is_hydrogen

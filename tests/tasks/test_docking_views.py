@@ -40,12 +40,12 @@ def test_side_views_turn_the_front_frame_displaced_ligand(docking, scenes, pdb_i
     lig = scene.complex.is_ligand
     q = scene.camera_frame("front")
     for item in docking[pdb_id]:
-        front, left, top = item.renders["ligand"]
-        cam = item.renders["frame"]
-        displaced = item.renders["motion"].apply(q[lig])  # displaced once, in the front frame
+        front, left, top = item.renders.extra["ligand"]
+        cam = item.renders.extra["frame"]
+        displaced = item.renders.extra["motion"].apply(q[lig])  # displaced once, in the front frame
         np.testing.assert_allclose(_frame(front.screen), displaced, atol=1e-9)
         # the together image shows the same displaced ligand, and the pocket unmoved
-        together = _frame(item.renders["together"].screen)
+        together = _frame(item.renders.extra["together"].screen)
         np.testing.assert_allclose(together[lig], displaced, atol=1e-9)
         np.testing.assert_allclose(together[~lig], q[~lig], atol=1e-9)
         ligand = scene.complex[lig]
@@ -67,8 +67,8 @@ def test_a_motion_in_side_view_axes_would_differ(docking, scenes):
     scene = scenes["2pyy"]
     lig = scene.complex.is_ligand
     item = docking["2pyy"][0]
-    frame, motion = item.renders["frame"], item.renders["motion"]
-    left = item.renders["ligand"][1]
+    frame, motion = item.renders.extra["frame"], item.renders.extra["motion"]
+    left = item.renders.extra["ligand"][1]
     wrong = motion.apply(scene.frame.to_camera_frame(scene.complex.coord[lig], "left"))  # turn, then move
     assert np.abs(_frame(left.screen) - wrong).max() > 5.0
     assert np.abs(left.options.project(frame, wrong).x_px - left.screen.x_px).max() > 5.0 * left.scale
@@ -77,8 +77,8 @@ def test_a_motion_in_side_view_axes_would_differ(docking, scenes):
 @pytest.mark.parametrize("pdb_id", SAMPLES)
 def test_every_atom_of_every_docking_image_is_in_frame(docking, scenes, pdb_id):
     for item in docking[pdb_id]:
-        moved = item.renders["complex"]
-        rvs = item.renders["pocket"] + item.renders["ligand"] + [item.renders["together"]]
+        moved = item.renders.extra["complex"]
+        rvs = item.renders.extra["pocket"] + item.renders.extra["ligand"] + [item.renders.extra["together"]]
         parts = [moved[~moved.is_ligand]] * 3 + [moved[moved.is_ligand]] * 3 + [moved]
         for rv, part in zip(rvs, parts):
             heavy = ~part.is_hydrogen
@@ -102,7 +102,7 @@ def _rmsd(scene, item, answer: str) -> float:
     m = re.fullmatch(r"roll ([xyz]) (-?\d+), move x (-?\d+)", answer)
     heavy_lig = scene.complex.is_ligand & ~scene.complex.is_hydrogen
     bound = scene.camera_frame("front")[heavy_lig]
-    displaced = item.renders["motion"].apply(bound)
+    displaced = item.renders.extra["motion"].apply(bound)
     docked = command_motion(Move("x", int(m[3]))).apply(
         command_motion(Roll(m[1], int(m[2])), displaced.mean(axis=0)).apply(displaced))
     return float(np.sqrt(np.mean(np.sum((docked - bound) ** 2, axis=1))))

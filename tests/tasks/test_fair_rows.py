@@ -27,7 +27,7 @@ from misi_render.labels import (
 )  # fmt: skip
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.definitions.equivalence import SIDE_CHAIN_EQUIVALENTS
-from misi_tasks.definitions.registry import TASK_NAMES, task_spec
+from misi_tasks.definitions.registry import TASK_NAMES, paper_tasks, task_spec
 from misi_tasks.tasks.scene import Scene
 
 HBOND_TASKS = ("residue-ligand", "interaction-location", "pocket-ligand")
@@ -58,7 +58,9 @@ def all_rows(scenes):
     rows = []
     for pdb, scene in scenes.items():
         partners = {k: v for k, v in scenes.items() if k != pdb}
-        rows += _rows(generate_items(scene, TASK_NAMES, seed=3, split="train", partners=partners, keep_renders=False))
+        # every registered task; one may have nothing to ask about a sample (ring-stacking needs a stack)
+        rows += _rows(generate_items(scene, TASK_NAMES, seed=3, split="train", partners=partners, keep_renders=False,
+                                     skipped_empty=True))
     return rows
 
 
@@ -258,7 +260,7 @@ def test_every_t8_decoy_is_worse_than_the_answer_by_the_margin(hbond_rows, compl
 def test_no_label_leaves_any_image_of_any_task(all_rows):
     """Section 3: a clipped label would show text-coloured pixels on the image's edge (a label in
     frame has its outline there)."""
-    assert {r["task"] for r in all_rows} == set(TASK_NAMES)
+    assert {r["task"] for r in all_rows} >= set(paper_tasks())
     for row in all_rows:
         for k, data in enumerate(row["images"]):
             if row["task"] == "zooming" and k == 3:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from misi_geom import find_hbonds, hbond_pairs
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.tasks.base import TaskSkipped
 from misi_tasks.definitions.hbonds import ResidueLigandSpec
@@ -44,7 +44,7 @@ def test_t4_positive_and_negative(items, scenes):
         pairs = hbond_pairs(find_hbonds(c), c)
         for item in got["residue-ligand"]:
             res = item.metadata["res_index"]
-            sub = item.renders["complex"]
+            sub = item.renders.extra["complex"]
             assert set(np.unique(sub.res_index[~sub.is_ligand])) == {res}
             expected = [f"{c.res_name[i]} {c.atom_name[i]}, {c.atom_name[j]}" for i, j in pairs if c.res_index[i] == res]
             if item.metadata["label"] == "negative":
@@ -77,7 +77,7 @@ def test_t4_paper_negatives_and_fallback(scenes):
     from misi_tasks.tasks.scene import Scene
 
     c = scene.complex
-    far = Scene(scene.source.with_coord(c.coord + np.where(c.is_ligand[:, None], 30.0, 0.0)), scene.settings)
+    far = Scene(scene.source.with_coord(c.coord + np.where(c.is_ligand[:, None], 30.0, 0.0)), scene.run_options)
     _, negatives, _, pool = ResidueLigandTask()._candidates(far)
     assert negatives and pool == "any (no hard negative)"
 
@@ -97,7 +97,7 @@ def test_t4_hard_negatives_touch_the_ligand(scenes):
 def test_t8_move_brings_the_bond_midpoint_to_the_centre(items, scenes):
     for pdb, got in items.items():
         for item in got["interaction-location"]:
-            front = item.renders["front"].screen
+            front = item.renders.extra["front"].screen
             i, j = item.metadata["hbond"]["pocket_atom"], item.metadata["hbond"]["ligand_atom"]
             dx, dy = (int(v) for v in re.fullmatch(r"move x (-?\d+), move y (-?\d+)", item.options[0]).groups())
             mid = np.array([(front.x_A[i] + front.x_A[j]) / 2 + dx, (front.y_A[i] + front.y_A[j]) / 2 + dy])
@@ -122,4 +122,4 @@ def test_t9_skips_a_complex_without_hbonds(scenes):
     from misi_tasks.tasks.scene import Scene
 
     with pytest.raises(TaskSkipped):
-        generate_items(Scene(lig_far, scene.settings), ["pocket-ligand"])
+        generate_items(Scene(lig_far, scene.run_options), ["pocket-ligand"])

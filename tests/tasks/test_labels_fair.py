@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from misi_geom import SIX_VIEWS, find_hbonds
-from misi_tasks.tasks.hbond_answers import format_t9
+from ..hbond_text import format_t9
 from misi_render import atom_radii, render_views
 from misi_render.labels import LIGAND_LABEL_RULE, label_requests
 from misi_tasks.engine.generate import generate_items
@@ -116,19 +116,19 @@ def _check_key_atoms_not_hidden(labelled, bare, key, radius_A):
 def test_labels_never_hide_the_atoms_a_question_is_about(hb_items, scenes, pdb_id):
     scene = scenes[pdb_id]
     for item in hb_items[pdb_id]["interaction-location"]:
-        key = item.renders["key_atoms"] & ~scene.complex.is_hydrogen
+        key = item.renders.extra["key_atoms"] & ~scene.complex.is_hydrogen
         radius = atom_radii(scene.complex, "ball-and-stick")
         bare = render_views(scene.complex, SIX_VIEWS, frame=scene.frame, options=_bare(scene.options))
-        for labelled, plain in zip(item.renders["views"], bare):
+        for labelled, plain in zip(item.renders.extra["views"], bare):
             if (key & labelled.visible).any():
                 assert any(p.key for p in labelled.labels)  # the bond's visible atoms are labelled
             _check_key_atoms_not_hidden(labelled, plain, key, radius)
     for item in hb_items[pdb_id]["residue-ligand"]:
-        sub = item.renders["complex"]
+        sub = item.renders.extra["complex"]
         key = (sub.res_index == item.metadata["res_index"]) & ~sub.is_hydrogen  # hydrogens are not drawn
-        first = item.renders["views"][0]
+        first = item.renders.extra["views"][0]
         bare = render_views(sub, SIX_VIEWS, frame=first.frame, options=_bare(first.options))
-        for labelled, plain in zip(item.renders["views"], bare):
+        for labelled, plain in zip(item.renders.extra["views"], bare):
             _check_key_atoms_not_hidden(labelled, plain, key, atom_radii(sub, "ball-and-stick"))
 
 

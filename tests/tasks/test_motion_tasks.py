@@ -29,7 +29,7 @@ def test_translation_answers_match_metadata_and_coordinates(items, scene):
         axis, d = m.group(1), int(m.group(2))
         assert d != 0 and -4 <= d <= 4
         assert item.metadata["command"] == {"op": "move", "axis": axis, "value": d}
-        before, after = item.renders["before"][0], item.renders["after"]
+        before, after = item.renders.extra["before"][0], item.renders.extra["after"]
         # the recorded motion maps before-coordinates onto after-coordinates
         motion = np.array(item.metadata["motion"])
         q = scene.camera_frame("front")
@@ -46,7 +46,7 @@ def test_translation_pixel_shift_matches_answer(items, scene):
     """Phase correlation between image 1 and image 4 recovers d * scale pixels."""
     for item in items["translation"]:
         axis, d = item.metadata["command"]["axis"], item.metadata["command"]["value"]
-        before, after = item.renders["before"][0], item.renders["after"]
+        before, after = item.renders.extra["before"][0], item.renders.extra["after"]
         (dy, dx), _, _ = phase_cross_correlation(_grey(after), _grey(before), upsample_factor=4)
         measured = dx if axis == "x" else -dy
         other = dy if axis == "x" else dx
@@ -58,7 +58,7 @@ def test_rotation_turns_about_the_centroid(items, scene):
     for item in items["rotation"]:
         m = re.fullmatch(r"roll ([xyz]) (-?\d+)", item.answer)
         assert m and int(m.group(2)) % 15 == 0 and int(m.group(2)) != 0
-        after = item.renders["after"]
+        after = item.renders.extra["after"]
         q = scene.camera_frame("front")
         from misi_geom import SE3
 
@@ -68,7 +68,7 @@ def test_rotation_turns_about_the_centroid(items, scene):
         # the centre of rotation (centroid of the heavy atoms) stays at the screen centre
         heavy = ~scene.complex.is_hydrogen
         cx = after.screen.x_px[heavy].mean()
-        assert cx == pytest.approx(scene.settings.size / 2, abs=1e-6)
+        assert cx == pytest.approx(scene.options.size / 2, abs=1e-6)
 
 
 def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
@@ -77,13 +77,13 @@ def test_zoom_magnifies_by_D_over_D_minus_d(items, scene):
     for item in got:
         d = int(re.fullmatch(r"move z (\d+)", item.answer).group(1))
         assert 40 <= d <= 60
-        before, after = item.renders["before"][0], item.renders["after"]
+        before, after = item.renders.extra["before"][0], item.renders.extra["after"]
         D = item.metadata["camera_after"]["distance"]
         # the prompt states D to 0.1 Å, and that is the D the images were drawn with
         stated = float(re.search(r"D = (\d+\.\d) Å", item.question).group(1))
         assert stated == round(scene.frame.distance, 1) and D == pytest.approx(stated, abs=1e-9)
         assert D - d >= 5.0
-        half = scene.settings.size / 2
+        half = scene.options.size / 2
         r0 = np.hypot(before.screen.x_px - half, before.screen.y_px - half)
         r1 = np.hypot(after.screen.x_px - half, after.screen.y_px - half)
         np.testing.assert_allclose(r1, r0 * D / (D - d), rtol=1e-9)
@@ -95,11 +95,11 @@ def test_zoom_answers_differ_visibly_from_their_neighbours(items, scene):
 
     for item in items["zooming"]:
         d = item.metadata["command"]["value"]
-        frame, opts = item.renders["after"].frame, item.renders["after"].options
+        frame, opts = item.renders.extra["after"].frame, item.renders.extra["after"].options
         base, size = frame.zoomed(-frame.zoom_z), opts.size
         heavy = ~scene.complex.is_hydrogen
         q = scene.camera_frame("front")[heavy]
-        after = item.renders["after"].screen
+        after = item.renders.extra["after"].screen
         for other in range(40, 61):
             if other == d or base.distance - other < 1.5:
                 continue
@@ -117,4 +117,4 @@ def test_zoom_skips_answers_too_close_to_a_neighbour(scene):
     from misi_tasks.tasks.motion import ZoomingTask
 
     with pytest.raises(TaskSkipped, match="visible difference"):
-        ZoomingTask(min_separation=2.0).generate(scene, GenContext(settings=scene.settings))
+        ZoomingTask(min_separation=2.0).generate(scene, GenContext(options=scene.run_options))

@@ -33,7 +33,7 @@ def _generate(scenes, task: str, params: dict, split: str = "train", ids=_SCENES
     for cid in ids:
         scene = scenes[cid]
         others = tuple(i for i in sorted(scenes) if i != cid)
-        ctx = GenContext(seed=5, split=split, settings=scene.settings, partner_ids=others, partner=scenes.__getitem__)
+        ctx = GenContext(seed=5, split=split, options=scene.run_options, partner_ids=others, partner=scenes.__getitem__)
         for item in gen.generate(scene, ctx):
             rows.append((item.assign_letter(0) if item.options else item).to_row())
     assert rows, f"{task} {params}: no item"

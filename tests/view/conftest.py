@@ -18,7 +18,8 @@ from misi_tasks.eval.baselines import baseline_predictions
 
 @pytest.fixture(scope="session")
 def sample_dataset(tmp_path_factory) -> Path:
-    """The five bundled complexes, every task, test split, 256 px images (about 10 s)."""
+    """The five bundled complexes, every task of ``--task all`` (misi-gen's default), test split, 256 px
+    images (about 10 s)."""
     out = tmp_path_factory.mktemp("samples") / "ds"
     generate_dataset(GenerateConfig(input_dir=sample_root(), out_dir=out, split="test", size=256, workers=1),
                      progress=False)

@@ -19,8 +19,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import paper_tasks
 from misi_tasks.view import build_site
+
+#: the tasks of the sample dataset: misi-gen's default, ``--task all`` (the paper's nine)
+TASKS = paper_tasks()
 
 
 def _find(env: str, *names: str) -> str | None:
@@ -100,13 +103,13 @@ def site(sample_dataset, random_predictions, tmp_path_factory) -> Path:
 
 def test_index_and_task_pages_load_with_every_image(browser, site):
     images = _check_page(browser, (site / "index.html").as_uri())
-    assert len(images) >= len(TASK_NAMES)
-    for task in TASK_NAMES:
+    assert len(images) >= len(TASKS)
+    for task in TASKS:
         _check_page(browser, (site / task / "index.html").as_uri())
 
 
 def test_one_item_page_per_task_loads_with_every_image(browser, site):
-    for task in TASK_NAMES:
+    for task in TASKS:
         page = sorted((site / task).glob("*-*.html"))[0]
         images = _check_page(browser, page.as_uri())
         assert all(width > 64 for _, width in images), page  # page images, not strip thumbnails
@@ -192,7 +195,7 @@ def test_items_page_filters_by_task_complex_and_outcome(browser, models_site, ra
     site, items = models_site
     _check_page(browser, (site / "items.html").as_uri())
     every = _visible_rows(browser)
-    assert len(every) == 3 * len(TASK_NAMES)
+    assert len(every) == 3 * len(TASKS)
     random = {json.loads(line)["id"]: json.loads(line)["reply"] for line in random_predictions.read_text().splitlines()}
 
     def expected(task="", cplx="", model=None, want=""):

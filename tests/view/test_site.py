@@ -17,13 +17,16 @@ from PIL import Image
 
 from misi_tasks.dataset import read_items
 from misi_tasks.eval.cli import read_predictions
-from misi_tasks.definitions.registry import TASK_NAMES
+from misi_tasks.definitions.registry import paper_tasks
 from misi_tasks.eval.score import score_item
 from misi_tasks.view import MARKER, build_site
 from misi_tasks.view.cli import main
 from misi_tasks.view.pages import item_page_name
 from misi_tasks.view.rows import POOL_FACTOR, choose_items, row_groups
 from misi_tasks.view.thumbs import THUMB_PX, VIEW_PX, thumb_names
+
+#: the tasks of the sample dataset: misi-gen's default, ``--task all`` (the paper's nine)
+TASKS = paper_tasks()
 
 PER_TASK = 4
 
@@ -53,7 +56,7 @@ def _pages(site: Path) -> list[Path]:
 
 def test_every_link_and_image_of_every_page_exists(site, page_parts):
     pages = _pages(site)
-    assert len(pages) == 2 + len(TASK_NAMES) * (1 + PER_TASK)           # index, items.html, task and item pages
+    assert len(pages) == 2 + len(TASKS) * (1 + PER_TASK)           # index, items.html, task and item pages
     for page in pages:
         parts = page_parts(page)
         for target in parts.links + parts.images:
@@ -64,17 +67,17 @@ def test_every_link_and_image_of_every_page_exists(site, page_parts):
 def test_index_has_one_card_per_task_with_counts_and_scores(site, items, page_parts):
     text = (site / "index.html").read_text()
     counts = Counter(it["task"] for it in items.values())
-    for task in TASK_NAMES:
+    for task in TASKS:
         assert f'<section class="card" id="{task}">' in text
         assert f"{counts[task]} items: test {counts[task]}" in text
         assert f'href="{task}/index.html"' in text
     parts = page_parts(site / "index.html")
-    assert sum(1 for src in parts.images if src.endswith("-k.jpg")) >= len(TASK_NAMES)   # key thumbnails
+    assert sum(1 for src in parts.images if src.endswith("-k.jpg")) >= len(TASKS)   # key thumbnails
     assert "Scores of the predictions" in text and "<th>T4+</th>" in text
 
 
 def test_shown_pages_are_the_drawn_items(site, shown):
-    for task in TASK_NAMES:
+    for task in TASKS:
         assert sorted(p.name for p in (site / task).glob("*-*.html")) == sorted(item_page_name(i) for i in shown[task])
 
 
@@ -100,7 +103,7 @@ def test_items_are_chosen_with_the_seed(items):
 
 
 def test_item_page_shows_images_by_role_question_options_and_answer(site, items, shown, page_parts):
-    for task in TASK_NAMES:
+    for task in TASKS:
         for item_id in shown[task]:
             row = items[item_id]
             page = site / task / item_page_name(item_id)
@@ -125,7 +128,7 @@ def test_item_page_shows_images_by_role_question_options_and_answer(site, items,
 def test_predictions_show_reply_parsed_answer_and_the_scorers_score(site, items, shown, random_predictions):
     preds = read_predictions(random_predictions)
     unanswered = next(i for i in sorted(items) if i not in preds)
-    for task in TASK_NAMES:
+    for task in TASKS:
         for item_id in shown[task]:
             html = (site / task / item_page_name(item_id)).read_text()
             s = score_item(items[item_id], preds.get(item_id))
@@ -179,7 +182,7 @@ def test_a_smaller_rebuild_removes_the_pages_and_images_it_no_longer_needs(sampl
     build_site(sample_dataset, out, per_task=3)
     n_img = len(list((out / "img").iterdir()))
     build_site(sample_dataset, out, per_task=1)
-    assert len(list(out.glob("*/*-*.html"))) == len(TASK_NAMES)
+    assert len(list(out.glob("*/*-*.html"))) == len(TASKS)
     assert 0 < len(list((out / "img").iterdir())) < n_img
     assert not list(out.rglob("*.tmp"))
 
@@ -283,7 +286,7 @@ def test_key_thumbnails_are_ligand_close_ups_of_the_key_image(site, items, shown
     from misi_tasks.view.thumbs import key_thumb_name, ligand_box
 
     fractions = []
-    for task in TASK_NAMES:
+    for task in TASKS:
         for item_id in shown[task]:
             row = items[item_id]
             png = row["images"][key_role(list(row["image_roles"]))]["bytes"]

@@ -223,7 +223,9 @@ def check_residue_ligand(item: Item, structures: Structures, t9: dict | None = N
         _seen_somewhere(item, cam, front, a, sorted(set(named)), f, {i: _who(a, i) for i in named})
     if t9 is not None and item.complex_id in t9:
         key = (res[0], res[1])
-        other = {(p.split()[2], l) for p, l in t9[item.complex_id] if tuple(p.split()[:2]) == key}
+        chain = None if res[2] is None else (res[2] or "?")  # T9 writes a blank chain "?"
+        other = {(p.split()[2], l) for p, l in t9[item.complex_id]
+                 if tuple(p.split()[:2]) == key and chain in (None, p.split()[3])}
         mine = {(p.split()[1], l) for p, l in bonds}
         if other != mine:
             f.fail(f"the pocket-ligand (T9) item of {item.complex_id} lists {sorted(other) or 'no bonds'} for "

@@ -15,7 +15,7 @@ import pkgutil
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module(f"{__name__}.{_module}")
 from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll
-from misi_tasks.definitions.items import Item, item_id
+from misi_tasks.definitions.items import Item, Renders, item_id
 from misi_tasks.definitions.registry import (
     SPECS, SPLITS, default_spec, default_specs, mc_tasks, resolve_task, spec_of_item, task_code, task_codes,
     task_names, task_spec,
@@ -24,7 +24,7 @@ from misi_tasks.definitions.schema import COLUMNS, DatasetError
 from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
-    "BondList", "COLUMNS", "Choice", "DatasetError", "Docking", "Item", "Move", "ParsedAnswer", "Roll", "SPECS",
+    "BondList", "COLUMNS", "Choice", "DatasetError", "Docking", "Item", "Move", "ParsedAnswer", "Renders", "Roll", "SPECS",
     "SPLITS", "TaskSpec", "default_spec", "default_specs", "item_id", "mc_tasks", "resolve_task",
     "spec_of_item", "task_code", "task_codes", "task_names", "task_spec",
 ]

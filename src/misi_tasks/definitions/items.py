@@ -8,7 +8,7 @@ from typing import Any
 
 from misi_tasks.definitions.registry import task_code
 
-__all__ = ["Item", "OPTIONS_MARK", "LETTERS", "item_id"]
+__all__ = ["Item", "OPTIONS_MARK", "LETTERS", "Renders", "item_id"]
 
 LETTERS = ("A", "B", "C", "D")
 #: Placeholder in an MC question for the option list, filled once the correct letter is known.
@@ -21,14 +21,29 @@ def item_id(task: str, split: str, complex_id: str, index: int) -> str:
 
 
 @dataclass
+class Renders:
+    """The in-memory renders of an item (kept for tests and notebooks; never written to disk).
+
+    :attr:`images` and :attr:`options` are the contract every task keeps: one
+    :class:`misi_render.RenderedView` per entry of :attr:`Item.images` (in order) and per option
+    image (canonical order, correct first); the label-frame check of every generator reads them.
+    :attr:`extra` holds what one task keeps besides (its keys are that task's business).
+    """
+
+    images: list[Any] = field(default_factory=list)
+    options: list[Any] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Item:
     """A generated item.
 
     For multiple-choice items the options are held in *canonical* order (correct option first) with
     ``option_images`` (one PNG each, or empty when options are text) until :meth:`assign_letter`
     puts the correct option at its letter; the dataset's balancing of letters happens at that step.
-    ``renders`` keeps the in-memory :class:`misi_render.RenderedView` objects for tests (``"images"``:
-    one per entry of ``images``, in order; ``"options"`` for option images); it is not written to disk.
+    ``renders`` keeps the in-memory :class:`misi_render.RenderedView` objects for tests (:class:`Renders`);
+    it is not written to disk.
     """
 
     task: str
@@ -42,7 +57,7 @@ class Item:
     metadata: dict[str, Any]
     options: list[str] = field(default_factory=list)
     option_images: list[bytes] = field(default_factory=list)
-    renders: dict[str, Any] = field(default_factory=dict, repr=False)
+    renders: Renders = field(default_factory=Renders, repr=False)
 
     @property
     def id(self) -> str:

@@ -51,7 +51,8 @@ class GenerateConfig:
     overwrite: bool = False  # replace README.md, failures.txt, figures/ and data/ of a folder misi-gen did not write
 
     @property
-    def settings(self) -> RenderOptions:
+    def options(self) -> RenderOptions:
+        """The run's render options (size, projection, style)."""
         return RenderOptions(size=self.size, projection=self.projection, style=self.style)
 
     def fingerprint(self, complex_ids: Iterable[str]) -> str:

@@ -92,7 +92,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
         shared = (work.state_path, cfg.input_dir)  # a Ray worker checks it sees these (shared filesystem)
         with make_backend(cfg.backend, workers=workers, ray_address=cfg.ray_address) as backend:
             # 1. load every complex: failures are reported, and T5 partners come from the others
-            checks = backend.map(check_complex, [(c, by_id[c], cfg.settings) for c in ids], setup=init_worker,
+            checks = backend.map(check_complex, [(c, by_id[c], cfg.options) for c in ids], setup=init_worker,
                                  name_of=lambda job: f"complex {job[0]}", shared_paths=shared)
             loaded, atoms = [], {}
             for cid, error, heavy in tqdm(checks, total=len(ids), desc="loading", unit="cx", disable=not progress):

@@ -1,9 +1,11 @@
 """What runs in a worker process: its set-up (render kernels compiled once per machine, a quiet
 garbage collector, the image allocator), loading one complex, and generating one complex's units.
 
-Process-wide state, one per worker process, named here: :data:`_PARTNER_CACHE` (the last few
-complexes loaded, so that T5's partners are not loaded again for every complex) and
-:data:`_WARM` (this process has loaded the kernels).  Neither changes what a job produces.
+A worker's state is a :class:`Worker` object: its cache of the last few complexes loaded (so that
+T5's partners are not loaded again for every complex) and whether it has loaded the kernels.  The
+job functions the backends call by name (:func:`check_complex`, :func:`process_complex`) use this
+process's worker, :data:`THIS_PROCESS`, and pass it on explicitly.  Neither piece of state changes
+what a job produces.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import signal
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from misi_geom import MisiInputError
 from misi_geom.errors import printable
@@ -31,26 +33,51 @@ from misi_tasks.tasks.scene import Scene
 if TYPE_CHECKING:
     from misi_tasks.engine.config import GenerateConfig
 
-__all__ = ["check_complex", "generate_items", "init_worker", "process_complex", "scene_loader", "warm_up_once"]
-
-#: (complex source, render options) -> Scene: the last few complexes this worker loaded
-_PARTNER_CACHE: dict[tuple, Any] = {}
+__all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_worker", "process_complex",
+           "scene_loader", "warm_up_once"]
 
 
-def scene_loader(dirs: dict[str, Any], settings: RenderOptions):
-    def load(cid: str):
-        key = (dirs[cid], settings)
-        if key not in _PARTNER_CACHE:
-            if len(_PARTNER_CACHE) > 4:
-                _PARTNER_CACHE.pop(next(iter(_PARTNER_CACHE)))
-            loaded = dirs[cid].load()  # a misi_geom.inputs source
-            _PARTNER_CACHE[key] = Scene(loaded.complex, settings, provenance=loaded.provenance)
-        return _PARTNER_CACHE[key]
+class Worker:
+    """The state of one worker: the scenes it loaded last and whether its kernels are loaded.
 
-    return load
+    ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it).
+    """
+
+    def __init__(self, keep: int = 5) -> None:
+        #: (complex source, render options) -> Scene, oldest first
+        self.scenes: dict[tuple, Scene] = {}
+        self.keep = keep
+        #: this worker has loaded (or compiled) the render kernels
+        self.warm = False
+
+    def scene_loader(self, dirs: dict[str, Any], options: RenderOptions) -> Callable[[str], Scene]:
+        """complex id -> its :class:`Scene` drawn with ``options``, loaded from ``dirs`` (sources of
+        :mod:`misi_geom.inputs`) or taken from this worker's last few scenes."""
+        def load(cid: str) -> Scene:
+            key = (dirs[cid], options)
+            if key not in self.scenes:
+                if len(self.scenes) >= self.keep:
+                    self.scenes.pop(next(iter(self.scenes)))
+                loaded = dirs[cid].load()
+                self.scenes[key] = Scene(loaded.complex, options, provenance=loaded.provenance)
+            return self.scenes[key]
+
+        return load
+
+    def warm_up(self, block: bool = True) -> bool:
+        """Load the kernels once for this worker (see :func:`warm_up_once`)."""
+        if not self.warm:
+            self.warm = _warm_up(block)
+        return self.warm
 
 
-_WARM = False  # this process has loaded (or compiled) the render kernels
+#: This process's worker, used by the job functions the backends call by name.
+THIS_PROCESS = Worker()
+
+
+def scene_loader(dirs: dict[str, Any], options: RenderOptions) -> Callable[[str], Scene]:
+    """:meth:`Worker.scene_loader` of this process's worker."""
+    return THIS_PROCESS.scene_loader(dirs, options)
 
 
 def _compile_lock_path() -> Path:
@@ -83,14 +110,15 @@ def warm_up_once(block: bool = True) -> bool:
     worker that finds the lock taken returns False at once (it can load complexes meanwhile) and
     warms up later with ``block=True``.  Returns True once the kernels are loaded in this process.
     """
-    global _WARM
-    if _WARM:
-        return True
+    return THIS_PROCESS.warm_up(block)
+
+
+def _warm_up(block: bool) -> bool:
+    """Load the kernels under the compile lock; False if ``block`` is False and the lock is taken."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no lock
         _load_kernels()
-        _WARM = True
         return True
     path = _compile_lock_path()
     try:
@@ -98,7 +126,6 @@ def warm_up_once(block: bool = True) -> bool:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError:  # no place for a lock: every worker compiles for itself, as numba would
         _load_kernels()
-        _WARM = True
         return True
     try:
         try:
@@ -106,7 +133,6 @@ def warm_up_once(block: bool = True) -> bool:
         except BlockingIOError:
             return False
         _load_kernels()
-        _WARM = True
         return True
     finally:
         os.close(fd)  # releases the lock
@@ -149,9 +175,9 @@ def _where(source: Any) -> Path | str:
 def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
     """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
     or (id, one-line reason it cannot be used, None)."""
-    cid, source, settings = args
+    cid, source, options = args
     try:
-        scene = scene_loader({cid: source}, settings)(cid)
+        scene = THIS_PROCESS.scene_loader({cid: source}, options)(cid)
     except OSError:
         raise  # a full disk or a vanished input folder stops the run (and it resumes)
     except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
@@ -162,26 +188,26 @@ def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]
 def process_complex(args: tuple) -> dict[str, Any]:
     """Generate every requested task for one complex and write its units; returns a report."""
     cfg, cid, split, dirs, partner_ids = args
-    warm_up_once()
+    THIS_PROCESS.warm_up()
     try:
-        return _generate_units(cfg, cid, split, dirs, partner_ids)
+        return _generate_units(THIS_PROCESS, cfg, cid, split, dirs, partner_ids)
     except OSError:
         raise
     except Exception as exc:  # noqa: BLE001
         return {"complex": cid, "error": _one_line(exc, _where(dirs[cid])), "skips": {}}
 
 
-def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
+def _generate_units(worker: Worker, cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
                     partner_ids: tuple[str, ...]) -> dict[str, Any]:
     work = WorkDir(cfg.out_dir)
     todo = [t for t in cfg.tasks if not work.has_intact_unit(cid, t)]  # checked: see engine/units.py
     report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
     if not todo:
         return report
-    load = scene_loader(dirs, cfg.settings)
+    load = worker.scene_loader(dirs, cfg.options)
     scene = load(cid)
     save_provenance(cfg.out_dir, cid, scene.provenance)
-    ctx = GenContext(seed=cfg.seed, split=split, settings=cfg.settings,
+    ctx = GenContext(seed=cfg.seed, split=split, options=cfg.options,
                      partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
     for task in todo:
         gen = get_task(task)(**cfg.task_params.get(task, {}))
@@ -201,13 +227,24 @@ def _generate_units(cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str,
 
 
 def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "test",
-                   partners: dict | None = None, keep_renders: bool = True) -> dict[str, list[Item]]:
+                   partners: dict | None = None, keep_renders: bool = True,
+                   skipped_empty: bool = False) -> dict[str, list[Item]]:
     """Generate items for one in-memory :class:`~misi_tasks.tasks.scene.Scene` (for tests and notebooks).
 
     ``partners`` maps complex ids to scenes that T5 may use as its second complex.  MC items are
-    returned in canonical order (correct option first, before letter assignment).
+    returned in canonical order (correct option first, before letter assignment).  A task with
+    nothing to ask about the scene (e.g. ring-stacking without a stack) raises
+    :class:`~misi_tasks.tasks.base.TaskSkipped`, or gives an empty list with ``skipped_empty=True``.
     """
     partners = partners or {}
-    ctx = GenContext(seed=seed, split=split, settings=scene.settings, partner_ids=tuple(sorted(partners)),
+    ctx = GenContext(seed=seed, split=split, options=scene.run_options, partner_ids=tuple(sorted(partners)),
                      partner=partners.__getitem__, keep_renders=keep_renders)
-    return {t: get_task(t)().generate(scene, ctx) for t in tasks}
+    out: dict[str, list[Item]] = {}
+    for t in tasks:
+        try:
+            out[t] = get_task(t)().generate(scene, ctx)
+        except TaskSkipped:
+            if not skipped_empty:
+                raise
+            out[t] = []
+    return out

@@ -29,9 +29,18 @@ __all__ = ["chart_columns", "chart_rows", "random_baseline_report", "report_char
 
 
 
-def chart_columns() -> tuple[str, ...]:
-    """Groups of the chart, left to right: the paper's average, then every report column."""
-    return ("avg", *report_columns())
+def chart_columns(rows: Sequence[tuple[str, str, Mapping[str, float]]] | None = None) -> tuple[str, ...]:
+    """Groups of the chart, left to right: the paper's average, then the report columns (code order).
+
+    Given the chart's ``rows``, only the columns some row has a score for (the paper's reference
+    rows hold the paper's columns): a report of the paper's nine tasks shows no empty group for a
+    task it did not ask, and a report of the interaction tasks shows theirs.  Without, every
+    registered column.
+    """
+    columns = report_columns()
+    if rows is not None:
+        columns = tuple(c for c in columns if any(c in vals for _, _, vals in rows))
+    return ("avg", *columns)
 
 
 def __getattr__(name: str) -> Any:
@@ -92,7 +101,7 @@ def report_chart(rows: Sequence[tuple[str, str, Mapping[str, float]]], title: st
     ax = fig.add_axes((0.055, 0.22, 0.935, 0.7))
     n = len(rows)
     width = 0.84 / n
-    columns = chart_columns()
+    columns = chart_columns(rows)
     x = np.arange(len(columns))
     models = refs = 0
     for k, (label, kind, vals) in enumerate(rows):
@@ -129,7 +138,7 @@ def _fmt(v: float | None) -> str:
 def report_html(runs: Sequence[tuple[str, Report]], rows: Sequence[tuple[str, str, Mapping[str, float]]],
                 png: bytes, meta: Mapping[str, Any]) -> str:
     """A self-contained HTML report: the chart, the scores table and per-model counts."""
-    columns = chart_columns()
+    columns = chart_columns(rows)
     head = "".join(f"<th>{escape('average (paper)' if c == 'avg' else c)}</th>" for c in columns)
     body = "".join(
         f"<tr class='{kind}'><th>{escape(label)}</th>" + "".join(f"<td>{_fmt(vals.get(c))}</td>" for c in columns)

@@ -9,7 +9,7 @@ harness             files taken from a folder, and the model name they record
 lmms-eval           ``<date>_samples_<task>.jsonl`` (the newest run per task and folder; API and
                     dummy models write no model sub-folder); the model is the ``model_name`` of
                     the ``<date>_results.json`` beside it, else its ``config.model``
-VLMEvalKit          ``<model>_MiSI_T<k>_<split>.xlsx|.tsv|.csv|.json`` (``PRED_FORMAT``; one
+VLMEvalKit          ``<model>_MiSI_<code>_<split>.xlsx|.tsv|.csv|.json`` (``PRED_FORMAT``; one
                     file per name, the one nearest the folder: VLMEvalKit links the newest
                     run's files there); the model is the file name's ``<model>`` part
 misi-run            ``*.jsonl`` with ``id`` and ``reply``; the model is the lines' ``model``
@@ -35,7 +35,8 @@ from misi_tasks.eval.prediction_formats import PredictionsError, _first_object, 
 __all__ = ["ModelPredictions", "PredictionFile", "find_prediction_files", "load_models", "recorded_model"]
 
 _LMMS_SAMPLES = re.compile(r"(?P<date>.+)_samples_(?P<task>.+)\.jsonl")
-_VLMEVALKIT = re.compile(r"(?P<model>.+)_MiSI_T\d_(?:train|test)\.(?:xlsx|tsv|csv|json)", re.IGNORECASE)
+#: any task code (T1 ... T9, X1, a toy task's Y1): misi-export writes one file per task of the dataset
+_VLMEVALKIT = re.compile(r"(?P<model>.+)_MiSI_[A-Z]+\d+_(?:train|test)\.(?:xlsx|tsv|csv|json)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def find_prediction_files(path: str | os.PathLike) -> list[PredictionFile]:
         files = _folder_files(path)
         if not files:
             raise PredictionsError(f"{path}: no result files found (looked for lmms-eval *_samples_*.jsonl, "
-                                   "VLMEvalKit *_MiSI_T*_<split>.xlsx/.tsv/.csv/.json and misi or OpenAI Batch .jsonl)")
+                                   "VLMEvalKit *_MiSI_<code>_<split>.xlsx/.tsv/.csv/.json and misi or OpenAI Batch .jsonl)")
     elif path.exists():
         files = [path]
     else:

@@ -17,7 +17,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from misi_render import RenderOptions
-from misi_tasks.definitions.items import OPTIONS_MARK, Item
+from misi_tasks.definitions.items import OPTIONS_MARK, Item, Renders
 from misi_tasks.definitions.registry import SPECS, resolve_task, task_spec
 from misi_tasks.definitions.taskspec import TaskSpec
 from misi_tasks.tasks.fairness import labels_outside_frame
@@ -45,7 +45,7 @@ class GenContext:
 
     seed: int = 0
     split: str = "test"
-    settings: RenderOptions = field(default_factory=RenderOptions)
+    options: RenderOptions = field(default_factory=RenderOptions)
     partner_ids: tuple[str, ...] = ()
     partner: Callable[[str], Scene] | None = None
     keep_renders: bool = False
@@ -94,7 +94,7 @@ class TaskGenerator:
         rng = rng_for(ctx.seed, self.name, scene.pdb_id, ctx.split)
         items = self.make_items(scene, ctx, rng)
         for item in items:  # no label may leave its image (misi_tasks.tasks.fairness)
-            for view in [*item.renders.get("images", ()), *item.renders.get("options", ())]:
+            for view in [*item.renders.images, *item.renders.options]:
                 outside = labels_outside_frame(view)
                 if outside:
                     raise RuntimeError(f"{item.id}: label {outside[0]!r} leaves the frame of a {view.name} image")
@@ -103,7 +103,7 @@ class TaskGenerator:
                 item.metadata["source"] = scene.provenance
         if not ctx.keep_renders:
             for item in items:
-                item.renders = {}
+                item.renders = Renders()
         return items
 
     def make_items(self, scene: Scene, ctx: GenContext, rng: np.random.Generator) -> list[Item]:
@@ -144,7 +144,7 @@ class TaskGenerator:
 
     def new_item(self, scene: Scene, ctx: GenContext, index: int, **fields: Any) -> Item:
         meta = fields.pop("metadata", {})
-        meta = {"render": ctx.settings.to_dict(), "seed": ctx.seed, **meta}
+        meta = {"render": ctx.options.to_dict(), "seed": ctx.seed, **meta}
         overrides = self.spec.overrides()
         if overrides:  # the parameters travel with the item, so the scorer rebuilds this spec
             meta["task_params"] = overrides

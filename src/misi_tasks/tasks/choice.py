@@ -13,7 +13,7 @@ import numpy as np
 
 from misi_geom import THREE_VIEWS, SE3
 from misi_tasks.definitions.answers import Command, Move, Roll, format_commands
-from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.items import Item, Renders
 from misi_tasks.tasks.commands import sequence_motion
 from misi_tasks.tasks.decoys import SsimThumb, grey_thumbnail, t5t6_decoy, thumbnail_similarity
 from misi_tasks.tasks.prompts import VIEWS3
@@ -125,7 +125,7 @@ class PairChoiceTask(TaskGenerator):
             )
             shown_views = (demo.base_views(THREE_VIEWS, self.margin_A) + [demo_after]
                            + ([] if query is demo else query.base_views(THREE_VIEWS, self.margin_A)))
-            item.renders = {"demo_after": demo_after, "options": option_renders, "images": shown_views}
+            item.renders = Renders(images=shown_views, options=option_renders, extra={"demo_after": demo_after})
             items.append(item)
         return items
 

@@ -26,7 +26,7 @@ import numpy as np
 from misi_geom import THREE_VIEWS, Complex
 from misi_tasks.definitions.answers import Docking, Move, Roll
 from misi_tasks.definitions.docking import EQUIVALENT_RMSD_A
-from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.items import Item, Renders
 from misi_tasks.tasks.commands import command_motion
 from misi_tasks.tasks.base import GenContext, TaskGenerator
 from misi_tasks.tasks.scene import Scene
@@ -157,7 +157,8 @@ class DockingTask(TaskGenerator):
                     "camera": scene.camera_dict(frame),
                 },
             )
-            item.renders = {"images": pocket_views + ligand_views + [together], "together": together, "ligand": ligand_views, "pocket": pocket_views,
-                            "motion": motion, "frame": frame, "complex": moved}
+            item.renders = Renders(images=pocket_views + ligand_views + [together],
+                                   extra={"together": together, "ligand": ligand_views, "pocket": pocket_views,
+                                          "motion": motion, "frame": frame, "complex": moved})
             items.append(item)
         return items

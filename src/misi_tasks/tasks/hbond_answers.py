@@ -1,8 +1,8 @@
 """T4 and T9 answer text from the pocket–ligand H-bond pairs misi_geom finds.
 
 The geometry layer (:mod:`misi_geom.hbonds`) returns bonds and ordered (pocket atom, ligand atom)
-pairs; the task answers are written here.  :func:`format_t9` (``ASN 460 ND2 A, O2; ...``) and
-:func:`format_t4` (``ARG NH2, O1B; ...``) list each pair once in :func:`misi_geom.hbond_pairs`
+pairs; the task answers are written here.  :func:`t9_bonds` (``ASN 460 ND2 A, O2; ...``) and
+:func:`t4_bonds` (``ARG NH2, O1B; ...``) list each pair once in :func:`misi_geom.hbond_pairs`
 order, written by the answer vocabulary (:mod:`misi_tasks.definitions.answers`).  A blank chain id is
 written ``?`` (ChimeraX's ``/?``).
 
@@ -14,8 +14,8 @@ written ``?`` (ChimeraX's ``/?``).
 >>> lig = Complex.from_atoms([[2.8, 0, 0], [3.3, 0.8, 0.3]], ["O", "C"], ["O1", "C1"], bonds=[(0, 1)],
 ...                          bond_order=[2])
 >>> c = Complex.concatenate([pocket, lig])
->>> format_t9(find_hbonds(c), c), format_t4(find_hbonds(c), c)
-('SER 7 OG ?, O1', 'SER OG, O1')
+>>> t9_bonds(find_hbonds(c), c).bonds, t4_bonds(find_hbonds(c), c).bonds
+(('SER 7 OG ?, O1',), ('SER OG, O1',))
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from misi_geom import Complex, HBond, hbond_pairs
 from misi_geom.residues import residue_number
 from misi_tasks.definitions.answers import BondList, bond_t4, bond_t9
 
-__all__ = ["format_t4", "format_t9", "t4_bonds", "t9_bonds"]
+__all__ = ["t4_bonds", "t9_bonds"]
 
 
 def t9_bonds(bonds: Sequence[HBond], c: Complex) -> BondList:
@@ -41,16 +41,3 @@ def t4_bonds(bonds: Sequence[HBond], c: Complex) -> BondList:
     return BondList(tuple(bond_t4(str(c.res_name[i]), str(c.atom_name[i]), str(c.atom_name[j]))
                           for i, j in hbond_pairs(bonds, c)), with_yes=True)
 
-
-def format_t9(bonds: Sequence[HBond], c: Complex) -> str:
-    """T9 answer: ``"ARG 45 NH2 A, O1B; ..."`` (blank chain ``?``; ``""`` when there is none)."""
-    return "; ".join(t9_bonds(bonds, c).bonds)
-
-
-def format_t4(bonds: Sequence[HBond], c: Complex) -> str:
-    """T4 answer body: ``"ARG NH2, O1B; ARG NE, O2G"`` (residue atom first; ``""`` when none).
-
-    Pass the bonds of one residue (e.g. filtered by ``c.res_index``); the task adds ``Yes:``/``No``
-    (:func:`t4_bonds` gives the whole answer).
-    """
-    return "; ".join(t4_bonds(bonds, c).bonds)

@@ -25,10 +25,11 @@ from scipy.spatial import cKDTree
 from misi_geom import SIX_VIEWS, hbond_pairs
 from misi_geom.residues import residue_label, residue_number
 from misi_tasks.definitions.answers import Move, format_commands
+from misi_tasks.definitions.items import Renders
 from misi_tasks.tasks.hbond_answers import t4_bonds, t9_bonds
 from misi_tasks.definitions.equivalence import side_chain_siblings
 from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atoms
-from misi_tasks.tasks.prompts import VIEWS6, conventions, one_residue_labels_text
+from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
 from misi_tasks.tasks.scene import Scene
 
@@ -75,8 +76,7 @@ class ResidueLigandTask(TaskGenerator):
     name = "residue-ligand"
 
     def preamble(self, *, pdb_id: str, residue: str, **lab) -> str:
-        labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
-        return conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels)
+        return one_residue_preamble(pdb_id, residue, lab)
 
     def image_descriptions(self, **fields):
         return VIEWS6
@@ -150,7 +150,7 @@ class ResidueLigandTask(TaskGenerator):
                           "equivalent_atoms": equivalent_atoms(c, named, scene.ligand_classes, lambda r: _t4_atom(c, r)),
                           "label_check": check.record(relaid)},
             )
-            item.renders = {"views": views, "complex": sub, "images": views}
+            item.renders = Renders(images=views, extra={"views": views, "complex": sub})
             items.append(item)
         if not items:
             raise TaskSkipped("no residue whose named atoms are legibly labelled")
@@ -270,7 +270,7 @@ class InteractionLocationTask(TaskGenerator):
                           "equivalent_atoms": equivalent_atoms(c, [i, j], scene.ligand_classes, lambda r: _t9_atom(c, r)),
                           "label_check": check.record(relaid)},
             )
-            item.renders = {"front": views[0], "views": views, "key_atoms": key, "images": views}
+            item.renders = Renders(images=views, extra={"front": views[0], "views": views, "key_atoms": key})
             items.append(item)
             if len(items) == self.count(ctx.split):
                 break
@@ -314,5 +314,5 @@ class PocketLigandTask(TaskGenerator):
                                                            lambda r: _t9_atom(c, r)),
                       "label_check": check.record(relaid)},
         )
-        item.renders = {"views": views, "images": views}
+        item.renders = Renders(images=views, extra={"views": views})
         return [item]

@@ -20,7 +20,7 @@ import numpy as np
 from misi_geom import THREE_VIEWS, CameraFrame
 from misi_render import RenderOptions
 from misi_tasks.definitions.answers import Command, Move, Roll
-from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.items import Item, Renders
 from misi_tasks.tasks.commands import command_motion
 from misi_tasks.tasks.prompts import VIEWS3
 from misi_tasks.tasks.base import GenContext, TaskGenerator, TaskSkipped
@@ -70,7 +70,7 @@ class SingleMotionTask(TaskGenerator):
                     "camera_after": scene.camera_dict(after_frame),
                 },
             )
-            item.renders = {"before": before, "after": after, "motion": motion, "images": list(before) + [after]}
+            item.renders = Renders(images=list(before) + [after], extra={"before": before, "after": after, "motion": motion})
             items.append(item)
         return items
 
@@ -151,7 +151,7 @@ class ZoomingTask(SingleMotionTask):
         return zoom_frame(scene.frame_for())
 
     def before_views(self, scene: Scene) -> list:
-        if scene.settings.projection == "orthographic":  # at zoom 0 the field of view changes nothing
+        if scene.options.projection == "orthographic":  # at zoom 0 the field of view changes nothing
             return scene.base_views(THREE_VIEWS)
         return scene.render(THREE_VIEWS, frame=self.frame(scene))
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from misi_render.labels import LIGAND_LABEL_RULE
 
-__all__ = ["VIEWS3", "VIEWS6", "conventions", "labels_text", "image_list", "one_residue_labels_text", "scale_text"]
+__all__ = ["VIEWS3", "VIEWS6", "conventions", "labels_text", "image_list", "one_residue_labels_text",
+           "one_residue_preamble", "scale_text"]
 
 _COLOURS = (
     "Colours: oxygen is red, nitrogen blue, ligand carbon grey; the carbon atoms of the pocket residues "
@@ -83,3 +84,10 @@ def image_list(roles: list[str]) -> str:
 #: What images 1-3 (or 1-6) of most items show.
 VIEWS3 = ["front view", "left view", "top view"]
 VIEWS6 = ["front view", "left view", "top view", "back view", "right view", "bottom view"]
+
+
+def one_residue_preamble(pdb_id: str, residue: str, lab: dict) -> str:
+    """The preamble of a task that draws one pocket residue with the ligand (T4, X1); ``lab`` holds the
+    item's label flags (``chains``, ``numbered``)."""
+    labels = one_residue_labels_text(residue, bool(lab.get("chains")), bool(lab.get("numbered")))
+    return conventions(pdb_id, what=f"the ligand and one pocket residue, {residue}", labels=labels)

@@ -32,12 +32,12 @@ class Scene:
     """A complex with its fitted camera frame and a cache of renders.
 
     :attr:`frame` is centred on the centroid of the complex's heavy atoms and holds the complex in
-    every view and rotation about that centre (see :func:`misi_geom.fit_frame`).  ``settings`` are
+    every view and rotation about that centre (see :func:`misi_geom.fit_frame`).  ``options`` are
     the run's render options (size, projection, style); the scene draws with them, its residue
     labels carrying chains as :attr:`residue_chain` says.
     """
 
-    def __init__(self, complex_: Complex, settings: RenderOptions = RenderOptions(),
+    def __init__(self, complex_: Complex, options: RenderOptions = RenderOptions(),
                  provenance: dict | None = None) -> None:
         #: The complex as loaded (H-bond detection reads its file atom names).
         self.source = complex_
@@ -48,9 +48,9 @@ class Scene:
         #: Some ligand atom labels were numbered (the prompt states the rule).
         self.numbered_ligand = bool(np.any(self.complex.atom_name != complex_.atom_name))
         #: The run's render options (dataset metadata ``render``).
-        self.settings = settings
+        self.run_options = options
         #: What this scene's renders are drawn with: the run's options, chains as the whole pocket says.
-        self.options = replace(settings, residue_chain=self.residue_chain)
+        self.options = replace(options, residue_chain=self.residue_chain)
         #: provenance of explicit-file inputs (:mod:`misi_geom.inputs`), copied into every item's metadata
         self.provenance = provenance
         #: The scene's camera frame: about the heavy-atom centroid, holding the whole complex.

@@ -39,11 +39,11 @@ def write_scene(c, folder: Path) -> None:
 
 
 def main(out: str) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import test_geometry_cases as T
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the project root: tests as a namespace package
+    import tests.hbonds.test_geometry_cases as T
 
     from misi_geom import find_hbonds
-    from misi_tasks.tasks.hbond_answers import format_t9
+    from tests.hbond_text import format_t9
 
     scenes = {f"ser{int(d * 100)}": T._scene(T._serine_donor(d), T._ketone_ligand([0, 0, 0], 0.0))
               for d in (3.15, 3.20, 3.55, 3.60)}

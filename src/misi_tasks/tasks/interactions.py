@@ -1,0 +1,157 @@
+"""X1 interaction type and X3 ring stacking (:mod:`misi_tasks.definitions.interactions`).
+
+Ground truth is :func:`misi_geom.interactions.find_interactions` on the whole complex (PLIP's
+definitions; H-bonds the detector of T4/T9); the options and decoys are
+:mod:`misi_tasks.tasks.interaction_options`'s.  Images: the six views of the residue and the ligand,
+every residue atom labelled (as T4).  Single-atom residues (metal ions) are never asked about.
+Each item's ``metadata.interactions`` lists the residue's contacts in the ``misi-interactions`` JSON
+form.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from misi_geom import SIX_VIEWS
+from misi_geom.interactions import Perception, find_interactions, to_records
+from misi_tasks.definitions.items import Renders
+from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
+from misi_tasks.tasks.interaction_options import residue_types, type_decoys, type_set_text
+from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
+
+__all__ = ["InteractionTypeTask", "RingStackingTask", "stacking_options"]
+
+_COMMON = frozenset({"hbond", "hydrophobic"})
+
+
+class InteractionTypeTask(TaskGenerator):
+    """X1: which interaction types one residue drawn with the ligand makes."""
+
+    name = "interaction-type"
+
+    def preamble(self, *, pdb_id: str, residue: str, **lab) -> str:
+        return one_residue_preamble(pdb_id, residue, lab)
+
+    def image_descriptions(self, **fields):
+        return VIEWS6
+
+    def make_items(self, scene, ctx, rng):
+        c = scene.complex
+        found = find_interactions(c)
+        by_res = residue_types(found, c)
+        heavy = ~c.is_hydrogen & ~c.is_ligand
+        res_ids, n_heavy = np.unique(c.res_index[heavy], return_counts=True)
+        askable = {int(r) for r, n in zip(res_ids, n_heavy) if n > 1}
+        by_res = {r: t for r, t in by_res.items() if r in askable}
+        if not by_res:
+            raise TaskSkipped("no pocket residue interacts with the ligand")
+        rare = [r for r, t in by_res.items() if t - _COMMON]
+        common = [r for r in by_res if r not in rare]
+        order = [int(r) for r in rng.permutation(rare)] + [int(r) for r in rng.permutation(common)]
+        items = []
+        for k, res in enumerate(order[: self.count(ctx.split)]):
+            truth = by_res[res]
+            others = frozenset().union(*[t for r, t in by_res.items() if r != res])
+            options = [type_set_text(truth)] + [type_set_text(d) for d in type_decoys(truth, others, rng)]
+            sub = c[(c.res_index == res) | c.is_ligand]
+            frame = scene.frame_for(sub, centre="atoms")
+            views = scene.render(SIX_VIEWS, complex_=sub, frame=frame, atom_label_residue=res,
+                                 key_atoms=sub.res_index == res)
+            first = int(np.flatnonzero(c.res_index == res)[0])
+            residue = scene.residue_label(first)
+            mine = {kind: [x for x in xs if int(c.res_index[x.pocket_atoms[0]]) == res] for kind, xs in found.items()}
+            item = self.new_item(
+                scene, ctx, k,
+                question=self.prompt(pdb_id=scene.pdb_id, residue=residue, **scene.label_fields()),
+                images=scene.pngs(views),
+                image_roles=list(SIX_VIEWS),
+                answer="A",
+                options=options,
+                metadata={"residue": residue, "res_index": res, "chain": str(c.chain_id[first]) or "?",
+                          "types": sorted(truth), "options_canonical": options,
+                          "interactions": to_records(c, mine), "camera": scene.camera_dict(frame)},
+            )
+            item.renders = Renders(images=views, extra={"views": views, "complex": sub})
+            items.append(item)
+        return items
+
+
+def _ring_text(scene, ring: tuple[int, ...], ligand: bool) -> str:
+    """``"ligand ring C1 C2 C3 C4 C5 C6"`` (ligand atoms are labelled in the images) or, for a residue,
+    ``"PHE 120 ring"`` (TRP: ``"TRP 84 six-membered ring"`` / ``"five-membered ring"``)."""
+    c = scene.complex
+    if ligand:
+        return "ligand ring " + " ".join(str(c.atom_name[i]) for i in ring)
+    size = {5: "five-membered ", 6: "six-membered "}[len(ring)] if str(c.res_name[ring[0]]) == "TRP" else ""
+    return f"{scene.residue_label(ring[0])} {size}ring"
+
+
+def stacking_options(pocket_rings, ligand_rings, stacks: set, target: tuple, rng, near: float = 7.0):
+    """The true (pocket ring, ligand ring) pair ``target`` and three decoys: the same residue ring with
+    another ligand ring, another residue ring near the ligand ring with the true ligand ring, and both
+    changed; never a pair of ``stacks``.  Rings are (atoms, centroid) pairs; returns atom-tuple pairs,
+    or None when three decoys cannot be found."""
+    p_true, l_true = target
+    centre = dict(ligand_rings)[l_true]
+    others_p = [p for p, x in sorted(pocket_rings, key=lambda r: float(np.linalg.norm(r[1] - centre)))
+                if p != p_true and float(np.linalg.norm(x - centre)) <= near]
+    others_l = [l for l, _ in ligand_rings if l != l_true]
+    pools = [[(p_true, l) for l in others_l], [(p, l_true) for p in others_p],
+             [(p, l) for p in others_p for l in others_l]]
+    decoys: list[tuple] = []
+    for pool in pools:
+        pool = [x for x in pool if x not in stacks and x not in decoys]
+        if pool:
+            decoys.append(pool[int(rng.integers(len(pool)))])
+    rest = [x for pool in pools for x in pool if x not in stacks and x not in decoys]
+    while len(decoys) < 3 and rest:
+        decoys.append(rest.pop(int(rng.integers(len(rest)))))
+    return [target] + decoys if len(decoys) == 3 else None
+
+
+class RingStackingTask(TaskGenerator):
+    """X3: which residue ring and ligand ring pi-stack (options name both rings by their atoms)."""
+
+    name = "ring-stacking"
+
+    def image_descriptions(self, **fields):
+        return VIEWS6
+
+    def make_items(self, scene, ctx, rng):
+        c = scene.complex
+        per = Perception(c)
+        stacks_found = find_interactions(c, ["pi_stacking"])["pi_stacking"]
+        if not stacks_found:
+            raise TaskSkipped("no pi-stacking")
+        pocket = per.groups("ring", ligand=False)
+        ligand = per.groups("ring", ligand=True)
+        p_rings = list(zip(pocket.atoms, pocket.point))
+        l_rings = list(zip(ligand.atoms, ligand.point))
+        stacks = {(x.pocket_atoms, x.ligand_atoms) for x in stacks_found}
+        items = []
+        for k in rng.permutation(len(stacks_found)).tolist():
+            x = stacks_found[k]
+            pairs = stacking_options(p_rings, l_rings, stacks, (x.pocket_atoms, x.ligand_atoms), rng)
+            if pairs is None:
+                continue
+            options = [f"{_ring_text(scene, p, False)}, {_ring_text(scene, l, True)}" for p, l in pairs]
+            key = np.zeros(len(c), dtype=bool)
+            key[[i for p, l in pairs for i in p + l]] = True
+            views = scene.render(SIX_VIEWS, key_atoms=key)
+            item = self.new_item(
+                scene, ctx, len(items),
+                question=self.prompt(pdb_id=scene.pdb_id, **scene.label_fields()),
+                images=scene.pngs(views),
+                image_roles=list(SIX_VIEWS),
+                answer="A",
+                options=options,
+                metadata={"options_canonical": options, "interactions": to_records(c, {"pi_stacking": [x]}),
+                          "camera": scene.camera_dict()},
+            )
+            item.renders = Renders(images=views, extra={"views": views, "key_atoms": key})
+            items.append(item)
+            if len(items) == self.count(ctx.split):
+                break
+        if not items:
+            raise TaskSkipped("no stacking pair with three decoy ring pairs")
+        return items
