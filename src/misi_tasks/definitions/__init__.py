@@ -17,14 +17,14 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
 from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, ParsedAnswer, Roll
 from misi_tasks.definitions.items import Item, Renders, item_id
 from misi_tasks.definitions.registry import (
-    SPECS, SPLITS, default_spec, default_specs, mc_tasks, resolve_task, spec_of_item, task_code, task_codes,
-    task_names, task_spec,
+    SPECS, SPLITS, default_spec, default_specs, mc_tasks, paper_average_columns, report_columns, resolve_task,
+    spec_of_item, task_code, task_codes, task_name, task_names, task_spec,
 )
 from misi_tasks.definitions.schema import COLUMNS, DatasetError
 from misi_tasks.definitions.taskspec import TaskSpec
 
 __all__ = [
     "BondList", "COLUMNS", "Choice", "DatasetError", "Docking", "Item", "Move", "ParsedAnswer", "Renders", "Roll", "SPECS",
-    "SPLITS", "TaskSpec", "default_spec", "default_specs", "item_id", "mc_tasks", "resolve_task",
-    "spec_of_item", "task_code", "task_codes", "task_names", "task_spec",
+    "SPLITS", "TaskSpec", "default_spec", "default_specs", "item_id", "mc_tasks", "paper_average_columns",
+    "report_columns", "resolve_task", "spec_of_item", "task_code", "task_codes", "task_name", "task_names", "task_spec",
 ]

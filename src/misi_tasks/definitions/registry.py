@@ -23,14 +23,19 @@ name                         code  answer form
 
 Examples
 --------
+The names come from the package, whose import fills the registry (a module run on its own, as a
+doctest runner may run it, holds no specs):
+
+>>> from misi_tasks.definitions import (paper_average_columns, report_columns, resolve_task,
+...     spec_of_item, task_code, task_name, task_spec)
 >>> task_code("docking")
 'T7'
 >>> task_name("t4")
 'residue-ligand'
 >>> resolve_task("T1"), resolve_task("rotation")
 ('translation', 'rotation')
->>> report_columns()
-('T1', 'T2', 'T3', 'T4+', 'T4-', 'T5', 'T6', 'T7', 'T8', 'T9')
+>>> report_columns()                  # every registered task: the paper's nine, then the extended suite
+('T1', 'T2', 'T3', 'T4+', 'T4-', 'T5', 'T6', 'T7', 'T8', 'T9', 'X1', 'X3')
 >>> paper_average_columns()
 ('T1', 'T2', 'T3', 'T4+', 'T4-', 'T7', 'T8', 'T9')
 >>> task_spec("T1").max_distance, task_spec("translation", {"max_distance": 7}).max_distance
