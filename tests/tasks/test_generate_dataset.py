@@ -72,6 +72,16 @@ def test_output_does_not_depend_on_workers_and_reruns_identically(reference, tmp
     assert _digest(two) == _digest(ref_out)
 
 
+def test_output_does_not_depend_on_how_workers_start(reference, tmp_path, monkeypatch):
+    import misi_tasks.engine.backends.local as local
+
+    ref_out, _ = reference
+    monkeypatch.setattr(local, "start_method", lambda requested="auto": "spawn")  # auto forks on Linux
+    spawned = tmp_path / "spawned"
+    generate_dataset(_config(spawned, workers=2), progress=False)
+    assert _digest(spawned) == _digest(ref_out)
+
+
 def test_bad_complex_is_skipped_and_reported(tmp_path):
     import shutil
 
