@@ -152,8 +152,12 @@ def init_worker() -> None:
 
 def _before_fork() -> None:
     """Load the kernels in the driver when the local backend forks its workers
-    (:mod:`misi_tasks.engine.backends.local`): they inherit them, instead of each loading them (~1 s of CPU)."""
+    (:mod:`misi_tasks.engine.backends.local`): they inherit them, instead of each loading them (~1 s
+    of CPU).  The readers every first complex imports (gemmi, RDKit) come along the same way."""
     warm_up_once(block=True)
+    import gemmi  # noqa: F401  (misi_geom.io imports these when it reads a structure)
+    import misi_geom.symmetry  # noqa: F401
+    from rdkit import Chem, RDLogger  # noqa: F401
 
 
 init_worker.before_fork = _before_fork  # type: ignore[attr-defined]
