@@ -14,7 +14,7 @@ T7                     ``roll x 75, move x -14``                     :class:`Doc
 T4                     ``No`` / ``Yes: ARG NH2, O1B; ARG NE, O2G``   :class:`BondList`
 T9                     ``ASN 460 ND2 A, O2; GLU 184A OE1 ?, O2``     :class:`BondList`
 T5, T6, T8             ``C`` (T8 options: ``move x 7, move y 5``)    :class:`Choice`
-X2                     ``ARG 45 NE-NH1-NH2 A, O1-O2`` / ``None``     :class:`ContactList`
+X2                     ``ARG 45 NE-NH1-NH2 A, O1-O2`` / ``No``       :class:`ContactList`
 =====================  ============================================  =======================
 
 Reading is lenient (case, extra spaces, ``Move X by -3 Å``, ``roll Y 30°``, ``The answer is **C**.``;
@@ -259,12 +259,14 @@ def split_contact(contact: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
 
 @dataclass(frozen=True)
 class ContactList:
-    """X2: every contact of one interaction type between pocket and ligand; empty = ``None``.
+    """X2: every contact of one interaction type between pocket and ligand; empty = ``No`` (T4's word;
+    a reply ``None`` reads the same.  Not ``None``: pandas, and so VLMEvalKit, read that as a missing
+    value).
 
     A contact is T9's bond with each side a set of atoms: ``RES NUM ATOMS CHAIN, ATOMS`` where ATOMS
     is one atom name or several joined by ``-`` (a ring, a charged group).  Contacts are kept in
-    their canonical form (:func:`contact_text`: sides sorted, upper case), unique and sorted, so two
-    lists compare as sets and the text is order-free.  Which atoms must be named (every atom of a
+    their canonical form (:func:`contact_text`: sides sorted, upper case; made so on construction),
+    unique and sorted, so two lists compare as sets and the text is order-free.  Which atoms must be named (every atom of a
     ring; any atom of a charged group) is the scorer's business
     (:func:`misi_tasks.definitions.equivalence.canonical_contact_list`).
     """
@@ -272,10 +274,16 @@ class ContactList:
     contacts: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "contacts", tuple(sorted(set(self.contacts), key=_contact_order)))
+        canon = set()
+        for contact in self.contacts:
+            m = CONTACT_RE.fullmatch(" ".join(contact.split()))
+            if m is None:
+                raise ValueError(f"not a contact of the form 'RES NUM ATOMS CHAIN, ATOMS': {contact!r}")
+            canon.add(contact_text(*m.groups()))
+        object.__setattr__(self, "contacts", tuple(sorted(canon, key=_contact_order)))
 
     def __str__(self) -> str:
-        return "; ".join(self.contacts) if self.contacts else "None"
+        return "; ".join(self.contacts) if self.contacts else "No"
 
     @property
     def text(self) -> str:
@@ -284,7 +292,7 @@ class ContactList:
 
     @classmethod
     def find(cls, text: str, *, pick: str = "last", options: Sequence[str] = ()) -> "ContactList | None":
-        """The last (or first) complete contact list (or ``None`` / ``No``) in a prepared reply."""
+        """The last (or first) complete contact list (or ``No`` / ``None``) in a prepared reply."""
         found = pick_match([LISTX_RE, NO_RE], text, pick)
         if found is None:
             return None
@@ -294,7 +302,7 @@ class ContactList:
                 found = listed
         if found[0] == 1:
             return cls(())
-        return cls(tuple(contact_text(*m.groups()) for m in CONTACT_RE.finditer(found[1].group(1))))
+        return cls(tuple(m.group() for m in CONTACT_RE.finditer(found[1].group(1))))
 
     @classmethod
     def parse(cls, reply: str, *, pick: str = "last", options: Sequence[str] = ()) -> "ContactList | None":

@@ -4,7 +4,7 @@ declarations; the generators are :mod:`misi_tasks.tasks.interactions`).  Not pap
 
 >>> InteractionTypeSpec().report_columns()
 ('X1',)
->>> InteractionListSpec().column({"interaction_type": "salt_bridge"}, "None")
+>>> InteractionListSpec().column({"interaction_type": "salt_bridge"}, "No")
 'X2'
 """
 
@@ -100,7 +100,7 @@ LIST_TYPES: dict[str, tuple[str, str, str, str]] = {
               "alcohol or phenol O, aromatic S, N between two carbons)",
               "the ion as its residue with its own atom name, then the ligand atom", "ZN 301 ZN A, O2"),
 }
-_EXAMPLES = ["ARG 45 NH1 A, O2; LYS 80 NZ A, O5", "PHE 120 CD1-CD2-CE1-CE2-CG-CZ A, C1-C2-C3-C4-C5-C6", "None"]
+_EXAMPLES = ["ARG 45 NH1 A, O2; LYS 80 NZ A, O5", "PHE 120 CD1-CD2-CE1-CE2-CG-CZ A, C1-C2-C3-C4-C5-C6", "No"]
 # what the random baseline guesses contacts from (it does not look at the complex)
 _RANDOM_RESIDUES = (("ARG", "NH1"), ("LYS", "NZ"), ("HIS", "NE2"), ("ASP", "OD1"), ("GLU", "OE2"),
                     ("PHE", "CD1-CD2-CE1-CE2-CG-CZ"), ("TYR", "CD1-CD2-CE1-CE2-CG-CZ"), ("SER", "OG"))
@@ -111,11 +111,11 @@ _RANDOM_LIGAND = ("O1", "O2", "N1", "N2", "CL1", "F1", "C1-C2-C3-C4-C5-C6")
 class InteractionListSpec(TaskSpec):
     """X2: every contact of one interaction type (salt bridge, pi-stacking, cation-pi, halogen bond,
     metal coordination) between pocket and ligand, in T9's vocabulary with each side a set of atoms
-    (:class:`~misi_tasks.definitions.answers.ContactList`), or ``None``.
+    (:class:`~misi_tasks.definitions.answers.ContactList`), or ``No``.
 
     Per complex: every type it makes, at most ``count`` (test and train 5: all), asked in
     :data:`LIST_TYPES` order, and for an expected ``none_share`` of the items a type it does not
-    make (answer ``None``): ``n_present * none_share / (1 - none_share)`` such items, the fraction
+    make (answer ``No``): ``n_present * none_share / (1 - none_share)`` such items, the fraction
     drawn, at most the number of absent types.  A complex with none of the five types gives no item.
     Metric: F1 of the contacts (:func:`~misi_tasks.definitions.metrics.contact_f1`) after
     :func:`~misi_tasks.definitions.equivalence.canonical_contact_list` (symmetry-equivalent atoms as
@@ -126,9 +126,9 @@ class InteractionListSpec(TaskSpec):
     summary = "List every salt bridge / pi-stack / cation-pi / halogen bond / metal contact of pocket and ligand."
     counts = {"train": 5, "test": 5}
     answer = ContactList
-    metric = "F1 of the listed contacts (charged groups by any atom, rings by all atoms); None: 1 for None"
+    metric = "F1 of the listed contacts (charged groups by any atom, rings by all atoms); none: 1 for No"
 
-    #: Expected share of the items whose type the complex does not make (answer ``None``).
+    #: Expected share of the items whose type the complex does not make (answer ``No``).
     none_share: float = 1 / 3
     #: State the images' scale (px per Å) in the prompt (the types are defined in Å).
     state_scale: bool = True
@@ -138,7 +138,7 @@ class InteractionListSpec(TaskSpec):
             raise ValueError(f"task {self.name!r}: none_share must be in [0, 0.9], got {self.none_share}")
 
     def none_items(self, n_present: int, draw: float) -> int:
-        """How many ``None`` items go with ``n_present`` asked types, given a uniform ``draw`` in [0, 1).
+        """How many ``No`` items go with ``n_present`` asked types, given a uniform ``draw`` in [0, 1).
 
         >>> [InteractionListSpec().none_items(n, 0.7) for n in (1, 2, 3)], InteractionListSpec().none_items(1, 0.2)
         ([0, 1, 1], 1)
@@ -158,13 +158,13 @@ class InteractionListSpec(TaskSpec):
         return (f"List every {words} between the pocket and the ligand ({definition}). Give each as residue name, "
                 "residue number, the residue's atom(s), chain id (\"?\" when the file gives no chain), a comma, "
                 f"then the ligand's atom(s), separating them with \"; \" (for example \"{example}\"). Name "
-                f"{naming}. Answer \"None\" if there is no {words}." + where)
+                f"{naming}. Answer \"No\" if there is no {words}." + where)
 
     def answer_format(self) -> tuple[str, list[str]]:
-        return "<RES> <number> <atoms> <chain>, <ligand atoms>; ... or None", list(_EXAMPLES)
+        return "<RES> <number> <atoms> <chain>, <ligand atoms>; ..., or No", list(_EXAMPLES)
 
     def blurb(self) -> str:
-        return f"{self.summary} Answer: {_EXAMPLES[0]} / None"
+        return f"{self.summary} Answer: {_EXAMPLES[0]} / No"
 
     def canonical(self, answer: ParsedAnswer, metadata: Mapping[str, Any]) -> ParsedAnswer:
         if isinstance(answer, ContactList):
@@ -183,13 +183,13 @@ class InteractionListSpec(TaskSpec):
         records = metadata.get("interactions")
         if not isinstance(records, list) or any(r.get("type") != kind for r in records):
             return f"interaction-list metadata needs its {kind} contacts in interactions"
-        if (answer.strip() == "None") != (not records):
+        if (answer.strip() == "No") != (not records):
             return f"answer {answer!r} disagrees with the {len(records)} {kind} contacts of interactions"
         return None
 
     def random_reply(self, rng: random.Random) -> str:
         if rng.random() < self.none_share:
-            return "None"
+            return "No"
         contacts = []
         for _ in range(rng.randint(1, 2)):
             res, atoms = rng.choice(_RANDOM_RESIDUES)

@@ -81,7 +81,7 @@ def contact_f1(pred: ContactList, truth: ContactList) -> float:
     """X2: the F1 of the listed contacts against the true ones, as sets (both canonical, see
     :func:`misi_tasks.definitions.equivalence.canonical_contact_list`): ``2 |P ∩ T| / (|P| + |T|)``.
 
-    With no true contact (answer ``None``) the score is 1 for ``None`` and 0 otherwise.
+    With no true contact (answer ``No``) the score is 1 for ``No`` and 0 otherwise.
     """
     p, t = set(pred.contacts), set(truth.contacts)
     if not t or not p:

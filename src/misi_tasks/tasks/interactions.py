@@ -172,7 +172,7 @@ def _pocket_id(c, i: int) -> str:
 
 
 class InteractionListTask(TaskGenerator):
-    """X2: every contact of one interaction type between pocket and ligand, or ``None``."""
+    """X2: every contact of one interaction type between pocket and ligand, or ``No``."""
 
     name = "interaction-list"
 
