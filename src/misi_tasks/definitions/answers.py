@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from misi_tasks.definitions.reply_text import (
-    BOND4_RE, BOND9_RE, CONTACT_RE, DOCK_RE, LIST9_RE, LISTX_RE, MC_STRONG_RE, MC_WEAK_RE, MOVE_RE, NO_RE, ROLL_RE, YES4_RE,
+    BOND4_RE, BOND9_RE, CONTACT_RE, DOCK_RE, LIST9_RE, LISTX_RE, MC_STRONG_RE, MC_WEAK_RE, MOVE_RE, NO_RE,
+    ROLL_RE, YES4_RE,
     normalize_bond, pick_match, prepare_reply, to_number,
 )
 
@@ -266,8 +267,8 @@ class ContactList:
     A contact is T9's bond with each side a set of atoms: ``RES NUM ATOMS CHAIN, ATOMS`` where ATOMS
     is one atom name or several joined by ``-`` (a ring, a charged group).  Contacts are kept in
     their canonical form (:func:`contact_text`: sides sorted, upper case; made so on construction),
-    unique and sorted, so two lists compare as sets and the text is order-free.  Which atoms must be named (every atom of a
-    ring; any atom of a charged group) is the scorer's business
+    unique and sorted, so two lists compare as sets and the text is order-free.  Which atoms must be
+    named (every atom of a ring; any atom of a charged group) is the scorer's business
     (:func:`misi_tasks.definitions.equivalence.canonical_contact_list`).
     """
 

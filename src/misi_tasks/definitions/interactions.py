@@ -86,18 +86,19 @@ _GROUP_NAMES = ("a charged group by any one of its atoms (or several, joined by 
 LIST_TYPES: dict[str, tuple[str, str, str, str]] = {
     "salt_bridge": ("salt bridge", "a positively and a negatively charged group, one in the pocket and one in the "
                     "ligand, whose charge centres lie within 5.5 Å", _GROUP_NAMES, "ARG 45 NH1 A, O2"),
-    "pi_stacking": ("pi-stacking contact", "two aromatic rings, one in the pocket and one in the ligand, face to face or "
-                    "edge to face: centroids within 5.5 Å, the rings parallel within 30° or perpendicular within "
-                    "30°, one centroid over the other ring within 2 Å", _RING_NAMES,
+    "pi_stacking": ("pi-stacking contact", "two aromatic rings, one in the pocket and one in the ligand, face to "
+                    "face or edge to face: centroids within 5.5 Å, the rings parallel within 30° or perpendicular "
+                    "within 30°, one centroid over the other ring within 2 Å", _RING_NAMES,
                     "PHE 120 CD1-CD2-CE1-CE2-CG-CZ A, C1-C2-C3-C4-C5-C6"),
     "cation_pi": ("cation-pi contact", "a positive charge within 6 Å of an aromatic ring's centroid and over its face "
                   "(projected within 2 Å of the centroid), one in the pocket and the other in the ligand",
                   f"{_RING_NAMES}; {_GROUP_NAMES}", "LYS 220 NZ A, C15-C16-C17-C18-C19-C20"),
     "halogen_bond": ("halogen bond", "a ligand C-F, C-Cl, C-Br or C-I pointing at a pocket O, N or S within 4 Å "
-                     "(C-X...A near 165°, the acceptor's own bond at about 120° to X)",
+                     "(the angle C-X...A within 30° of 165°, and Y-A...X within 30° of 120° for the acceptor's "
+                     "neighbour Y)",
                      "the pocket's acceptor atom and the ligand's halogen atom", "ASP 335 OD2 A, F34"),
-    "metal": ("metal coordination contact", "a metal ion within 3 Å of a coordinating ligand atom (carboxylate, phosphate, "
-              "alcohol or phenol O, aromatic S, N between two carbons)",
+    "metal": ("metal coordination contact", "a metal ion within 3 Å of a coordinating ligand atom (a carboxylate, "
+              "phosphate or alcohol O, an O or S bonded to an aromatic ring, an N bonded to two carbons)",
               "the ion as its residue with its own atom name, then the ligand atom", "ZN 301 ZN A, O2"),
 }
 _EXAMPLES = ["ARG 45 NH1 A, O2; LYS 80 NZ A, O5", "PHE 120 CD1-CD2-CE1-CE2-CG-CZ A, C1-C2-C3-C4-C5-C6", "No"]
