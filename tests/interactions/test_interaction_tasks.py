@@ -7,16 +7,19 @@ import numpy as np
 import pytest
 
 from misi_geom.complex import Complex
-from misi_geom.interactions import find_interactions
+from misi_geom.interactions import find_interactions, possible_types
 from misi_render import RenderOptions
 from misi_tasks.definitions.registry import paper_average_columns, paper_tasks, report_columns
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.tasks.base import TaskSkipped
-from misi_tasks.tasks.interaction_options import residue_types, type_set_text
+from misi_tasks.tasks.interaction_options import TYPE_WORDS, residue_types, type_set_text
 from misi_tasks.tasks.interactions import RingStackingTask, stacking_options
 from misi_tasks.tasks.scene import Scene
 
 from interaction_scenes import join, phe, pocket_residue, ring_coords
+
+
+WORD_TYPE = {w: t for t, w in TYPE_WORDS.items()}
 
 
 def test_the_suite_is_outside_the_papers_nine():
@@ -55,6 +58,11 @@ def test_x1_answer_is_the_residues_types(x1_items, scenes):
             name_number = item.metadata["residue"].split()[:2]  # the label adds the chain only when needed
             assert {tuple(r["residue"].split()[:2]) for r in item.metadata["interactions"]} == {tuple(name_number)}
             assert sorted({r["type"] for r in item.metadata["interactions"]}) == item.metadata["types"]
+            # every option is a set of types this residue could make (no pi-stacking without a ring)
+            possible = possible_types(c, res)
+            assert item.metadata["possible_types"] == sorted(possible)
+            for option in item.options:
+                assert {WORD_TYPE[w] for w in option.split(" and ")} <= possible, (pdb, item.metadata["residue"], option)
             n += 1
     assert n >= 8  # two residues per sample complex (train split)
     # residues making a rarer type come first: 2pyy's salt-bridging ARGs, 3pvu's halogen/cation-pi
