@@ -3,6 +3,10 @@ follow the rules, and the suite stays outside the paper's nine."""
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -62,7 +66,7 @@ def test_x1_answer_is_the_residues_types(x1_items, scenes):
             possible = possible_types(c, res)
             assert item.metadata["possible_types"] == sorted(possible)
             for option in item.options:
-                assert {WORD_TYPE[w] for w in option.split(" and ")} <= possible, (pdb, item.metadata["residue"], option)
+                assert {WORD_TYPE[w] for w in option.split(" and ")} <= possible, (item.metadata["residue"], option)
             n += 1
     assert n >= 8  # two residues per sample complex (train split)
     # residues making a rarer type come first: 2pyy's salt-bridging ARGs, 3pvu's halogen/cation-pi
@@ -126,3 +130,30 @@ def test_generate_items_raises_or_gives_no_items_for_a_skipped_task(scenes):
         generate_items(scenes["2pyy"], ["ring-stacking"], seed=1)
     got = generate_items(scenes["2pyy"], ["ring-stacking", "translation"], seed=1, skipped_empty=True)
     assert got["ring-stacking"] == [] and got["translation"]
+
+
+REAL = Path(__file__).with_name("data") / "4hlc"
+PLIP_DEV = Path(__file__).parents[2] / "benchmarks" / "fixtures" / "plip_dev.json.gz"
+
+
+def test_x1_and_x3_on_a_real_complex_with_stacks():
+    """4hlc (tests/interactions/data): X3's answer is a stack PLIP reports too; X1's options are
+    types the asked residue could make."""
+    from misi_geom import load_complex
+
+    scene = Scene(load_complex(REAL), RenderOptions(size=128))
+    c = scene.complex
+    plip = json.loads(gzip.open(PLIP_DEV, "rt").read())["complexes"]["4hlc"]["interactions"]
+    plip_stacks = {(r["residue"].split()[0] + " " + r["residue"].split()[1], frozenset(r["ligand_atoms"]))
+                   for r in plip if r["type"] == "pi_stacking"}
+    items = generate_items(scene, ["ring-stacking", "interaction-type"], seed=2, split="train")
+    assert items["ring-stacking"]
+    for item in items["ring-stacking"]:
+        truth = item.options["ABCD".index(item.answer)]
+        residue, _, ring = truth.partition(" ring, ligand ring ")
+        assert (residue, frozenset(ring.split())) in plip_stacks
+        assert len(set(item.options)) == 4
+    for item in items["interaction-type"]:
+        possible = possible_types(c, item.metadata["res_index"])
+        for option in item.options:
+            assert {WORD_TYPE[w] for w in option.split(" and ")} <= possible
