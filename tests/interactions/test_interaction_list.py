@@ -158,3 +158,23 @@ def test_scoring_without_a_generator():
     assert score_item(row, f"PHE 54 CZ-CG-CD1-CD2-CE1-CE2 A, N27-N3-C2-C25-C4-C5; {five}").score == 0.5
     assert score_item(row, "I see no stacking: None").score == 0.0
     assert score_item(row, "none of these").status == "unparseable"
+
+
+def test_pi_stacking_rows_of_a_real_complex():
+    """4hlc (tests/interactions/data, no bundled sample stacks): PHE 66 stacks with two ligand rings, so
+    its pi-stacking item lists two ring-ring contacts; one named in any order scores F1 2/3, a ring
+    missing an atom names nothing."""
+    from pathlib import Path
+
+    scene = Scene(load_complex(Path(__file__).with_name("data") / "4hlc"), RenderOptions(size=256))
+    rs = [it.to_row() for it in generate_items(scene, [TASK], seed=3, split="test")[TASK]]
+    pi = {_meta(r)["interaction_type"]: r for r in rs}["pi_stacking"]
+    contacts = pi["answer"].split("; ")
+    assert len(contacts) == 2 and all(c.startswith("PHE 66 CD1-CD2-CE1-CE2-CG-CZ ") for c in contacts)
+    assert pi["answer"] == _expected_answer(_meta(pi)["interactions"])
+    res, ring = contacts[0].split(", ")
+    pocket_ring, chain = res.split()[2:]
+    shuffled = f"PHE 66 {'-'.join(reversed(pocket_ring.split('-')))} {chain}, {'/'.join(ring.split('-')[::-1])}"
+    assert score_item(pi, shuffled).score == pytest.approx(2 / 3)
+    assert score_item(pi, f"{res}, {'-'.join(ring.split('-')[1:])}").score == 0.0
+    assert score_item(pi, pi["answer"]).score == 1.0
