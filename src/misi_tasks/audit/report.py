@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from misi_tasks.audit.hbond_checks import check_interaction_location, check_pocket_ligand, check_residue_ligand
+from misi_tasks.audit.interaction_checks import check_interaction_list, check_interaction_type, check_ring_stacking
 from misi_tasks.audit.item import Item
 from misi_tasks.audit.motion_checks import check_choice, check_docking, check_single_motion
 from misi_tasks.audit.structures import Structures
@@ -37,6 +38,9 @@ CHECKS: dict[str, Callable] = {
     "T7": lambda it, s, t9: check_docking(it, s),
     "T8": check_interaction_location,
     "T9": check_pocket_ligand,
+    "X1": check_interaction_type,
+    "X2": check_interaction_list,
+    "X3": check_ring_stacking,
 }
 
 
