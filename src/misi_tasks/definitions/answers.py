@@ -44,7 +44,7 @@ from misi_tasks.definitions.reply_text import (
 )
 
 __all__ = [
-    "ANSWER_TYPES", "BondList", "Choice", "Command", "Docking", "Move", "ParsedAnswer", "Roll",
+    "BondList", "Choice", "Command", "Docking", "Move", "ParsedAnswer", "Roll",
     "bond_t4", "bond_t9", "format_commands", "format_number",
 ]
 
@@ -257,5 +257,3 @@ class Choice:
 
 
 ParsedAnswer = Union[Move, Roll, Docking, BondList, Choice]
-#: Every answer value type.
-ANSWER_TYPES: tuple[type, ...] = (Move, Roll, Docking, BondList, Choice)
