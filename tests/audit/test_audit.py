@@ -12,7 +12,7 @@ import pytest
 
 from misi_geom.samples import sample_root
 from misi_tasks.audit.cli import main as audit_main
-from misi_tasks.audit.structures import load_structures
+from misi_tasks.audit.structures import Structures
 from misi_tasks.engine.cli import main as gen_main
 
 
@@ -144,7 +144,7 @@ def test_wrong_hbond_answers_fail(clean, tmp_path, capsys):
     ds = _copy(clean, tmp_path)
 
     def other_ligand_atom(row):  # first bond names a ligand carbon: a bond the structure does not hold
-        atoms = load_structures(sample_root()).get(row["complex_id"])
+        atoms = Structures(sample_root()).get(row["complex_id"])
         carbon = next(n for n, e, lig in zip(atoms.name, atoms.element, atoms.is_ligand) if lig and e == "C")
         first, sep, rest = row["answer"].partition(";")
         pocket, _, lig = first.partition(",")
@@ -178,12 +178,12 @@ def test_bad_arguments_are_one_line(tmp_path, capsys):
 
 
 def test_recorded_label_check_and_equivalent_atoms_are_checked_when_present(clean):
-    """metadata.label_check / equivalent_atoms (issue 21 §2-3, optional): checked independently."""
+    """metadata.label_check / equivalent_atoms (optional): checked independently."""
     from misi_tasks.audit.hbond_checks import check_pocket_ligand
     from misi_tasks.audit.item import Item
 
     row = pq.read_table(next((clean / "data" / "pocket-ligand").glob("*.parquet"))).to_pylist()[0]
-    structures = load_structures(sample_root())
+    structures = Structures(sample_root())
     item = Item.from_row(row)
     assert check_pocket_ligand(item, structures) == []
     pocket, lig = item.answer.split(";")[0].split(",")

@@ -90,6 +90,8 @@ class Pixels:
         self.rgb = rgb
         self.shape = rgb.shape[:2]
         self._strided: dict[int, np.ndarray] = {}
+        #: Results of :func:`misi_tasks.audit.views.view_seen` on this image, by camera, view and pose.
+        self.seen: dict[tuple, float] = {}
 
     def at(self, yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
         """Classes of the pixels (row ``yi``, column ``xi``), any matching shapes; many lookups

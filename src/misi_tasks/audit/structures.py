@@ -17,7 +17,7 @@ import numpy as np
 
 from misi_tasks.audit.pixels import atom_classes, ball_radii
 
-__all__ = ["Atoms", "load_structures", "ligand_labels"]
+__all__ = ["Atoms", "Structures", "ligand_labels"]
 
 
 def ligand_labels(names: list[str]) -> list[str]:
@@ -159,8 +159,3 @@ class Structures:
         if isinstance(got, str):
             raise KeyError(got)
         return got
-
-
-def load_structures(path: Path, **kw) -> Structures:
-    """:class:`Structures` of ``path`` (a folder, manifest or structure file, as ``misi-gen --input``)."""
-    return Structures(path, **kw)

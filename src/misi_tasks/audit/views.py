@@ -51,24 +51,17 @@ def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str
     return x, y, unhidden(x, y, q[:, 2] * k, radii_A * k) & inside
 
 
-#: (image, camera, view, pose) -> (the class map, fraction): the map is held so its id stays unique.
-_SEEN_CACHE: dict[tuple, tuple[Pixels, float]] = {}
-
-
 def view_seen(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndarray, radii_A: np.ndarray,
               view: str = "front") -> float:
     """Fraction of unhidden atoms (in the image) seen at their projected centres (``classes``: the
     image's colour classes, :func:`misi_tasks.audit.pixels.class_map`).  Items share base views, so
-    the results of the last calls are kept."""
-    key = (id(classes), cam.key(), view, hash(front.tobytes()), hash(atom_cls.tobytes()), hash(radii_A.tobytes()))
-    hit = _SEEN_CACHE.get(key)
-    if hit is not None and hit[0] is classes:
-        return hit[1]
-    if len(_SEEN_CACHE) >= 128:
-        _SEEN_CACHE.clear()
+    each image keeps its results (``Pixels.seen``)."""
+    key = (cam.key(), view, front.tobytes(), atom_cls.tobytes(), radii_A.tobytes())
+    hit = classes.seen.get(key)
+    if hit is not None:
+        return hit
     x, y, vis = visible_atoms(cam, front, radii_A, view)
-    value = seen_fraction(classes, x, y, atom_cls, vis)
-    _SEEN_CACHE[key] = (classes, value)
+    value = classes.seen[key] = seen_fraction(classes, x, y, atom_cls, vis)
     return value
 
 
