@@ -15,7 +15,7 @@ import pytest
 
 from misi_tasks.audit.cli import main as audit_main
 from misi_tasks.audit.interaction_geometry import contact_problem, ligand_rings, obvious_contacts, stack_measures
-from misi_tasks.audit.structures import load_structures
+from misi_tasks.audit.structures import Structures
 from misi_tasks.engine.cli import main as gen_main
 
 DATA = Path(__file__).resolve().parents[1] / "interactions" / "data"
@@ -175,7 +175,7 @@ def test_x3_wrong_answer_and_equal_decoy_fail(clean, tmp_path, capsys):
 
 
 def test_own_geometry_on_4hlc():
-    a = load_structures(DATA).get("4hlc")
+    a = Structures(DATA).get("4hlc")
     rings = ligand_rings(a)
     names = {frozenset(str(a.name[i]) for i in r) for r in rings}
     assert frozenset({"C2", "C3", "C4", "C5", "C6", "C7"}) in names
