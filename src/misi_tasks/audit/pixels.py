@@ -148,16 +148,18 @@ def _fast_classes(data: bytes) -> np.ndarray | None:
         return None
     rows, h, w = got
     out = np.full((h, w), DARK_CLASS, dtype=np.int8)
-    lit_rows = np.flatnonzero(rows.any(axis=1))
+    lit_rows = np.flatnonzero(rows.max(axis=1))
     if not len(lit_rows):
         return out
     r0, r1 = int(lit_rows[0]), int(lit_rows[-1]) + 1
-    lit_cols = np.flatnonzero(rows[r0:r1].any(axis=0))
+    lit_cols = np.flatnonzero(rows[r0:r1].max(axis=0))
     c0, c1 = int(lit_cols[0]) // 3, int(lit_cols[-1]) // 3 + 1  # pixel columns
-    band = rows[r0:r1, 3 * c0:3 * c1].copy()
+    band, spare = rows[r0:r1, 3 * c0:3 * c1].copy(), np.empty((r1 - r0, 3 * (c1 - c0)), dtype=np.uint8)
     step = 1
     while step < len(band):  # Up: each byte adds the one above it, modulo 256 (Hillis-Steele scan)
-        band[step:] += band[:-step].copy()
+        spare[:step] = band[:step]
+        np.add(band[step:], band[:-step], out=spare[step:])
+        band, spare = spare, band
         step *= 2
     out[r0:r1, c0:c1] = classify(band.reshape(r1 - r0, c1 - c0, 3))
     out[r1:, c0:c1] = out[r1 - 1, c0:c1]
