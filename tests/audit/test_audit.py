@@ -261,7 +261,7 @@ def test_t8_decoys_are_checked_against_the_recorded_margin(clean, tmp_path, caps
 
     assert recorded_task_params(clean) == {}  # the card's command sets no --task-params: the defaults
     rows = pq.read_table(next((clean / "data" / "interaction-location").glob("*.parquet"))).to_pylist()
-    structures = load_structures(sample_root())
+    structures = Structures(sample_root())
 
     def near_decoy(row):  # a whole-Å move 0-0.5 Å worse than the answer, not already an option
         mx, my = json.loads(row["metadata"])["bond_midpoint_A"]
