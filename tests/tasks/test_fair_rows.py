@@ -1,4 +1,4 @@
-"""Done-when test of issue 21, sections 1-4: every answer is readable from its own rows.
+"""Fair items: every answer is readable from its own rows.
 
 All checks read the dataset rows (question, answer, options, PNG images, metadata) and the input
 files, never the generators' objects: the T9 chain is shown or stated; equivalent atoms are listed

@@ -49,7 +49,7 @@ from misi_tasks.definitions.reply_text import (
 )
 
 __all__ = [
-    "ANSWER_TYPES", "BondList", "Choice", "Command", "ContactList", "Docking", "Move", "ParsedAnswer", "Roll",
+    "BondList", "Choice", "Command", "ContactList", "Docking", "Move", "ParsedAnswer", "Roll",
     "atom_order", "bond_t4", "bond_t9", "contact_text", "format_commands", "format_number", "split_contact",
 ]
 
@@ -352,5 +352,3 @@ class Choice:
 
 
 ParsedAnswer = Union[Move, Roll, Docking, BondList, ContactList, Choice]
-#: Every answer value type.
-ANSWER_TYPES: tuple[type, ...] = (Move, Roll, Docking, BondList, ContactList, Choice)

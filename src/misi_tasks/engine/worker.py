@@ -2,10 +2,18 @@
 garbage collector, the image allocator), loading one complex, and generating one complex's units.
 
 A worker's state is a :class:`Worker` object: its cache of the last few complexes loaded (so that
-T5's partners are not loaded again for every complex) and whether it has loaded the kernels.  The
-job functions the backends call by name (:func:`check_complex`, :func:`process_complex`) use this
-process's worker, :data:`THIS_PROCESS`, and pass it on explicitly.  Neither piece of state changes
-what a job produces.
+T5's partners are not loaded again for every complex) and whether it has loaded the kernels.
+Neither piece of state changes what a job produces.  Every function that uses a worker takes it
+as an argument (:meth:`Worker.check_complex`, :meth:`Worker.process_complex`), so a test or a
+notebook makes its own.
+
+The one process-wide object is :data:`THIS_PROCESS`, by the backend protocol
+(:class:`misi_tasks.engine.backends.base.Backend`): a backend runs a job as ``fn(job)`` with ``fn``
+a module-level function that its worker processes import by name (a spawned pool process, a Ray
+worker), and ``setup`` once per process before the first job.  So the job functions
+(:func:`check_complex`, :func:`process_complex`) and the set-up (:func:`init_worker`) are thin
+module-level wrappers that hand this process's worker to the methods; with the in-process backend
+(one worker) it is the driver's own.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ if TYPE_CHECKING:
     from misi_tasks.engine.config import GenerateConfig
 
 __all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_worker", "process_complex",
-           "scene_loader", "warm_up_once"]
+           "warm_up_once"]
 
 
 class Worker:
@@ -70,14 +78,32 @@ class Worker:
             self.warm = _warm_up(block)
         return self.warm
 
+    def check_complex(self, args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
+        """Load one complex: (id, None, (pocket, ligand) heavy atoms for the card's figure) or
+        (id, one-line reason it cannot be used, None)."""
+        cid, source, options = args
+        try:
+            scene = self.scene_loader({cid: source}, options)(cid)
+        except OSError:
+            raise  # a full disk or a vanished input folder stops the run (and it resumes)
+        except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
+            return cid, _one_line(exc, _where(source)), None
+        return cid, None, heavy_atoms(scene.source)
 
-#: This process's worker, used by the job functions the backends call by name.
+    def process_complex(self, args: tuple) -> dict[str, Any]:
+        """Generate every requested task for one complex and write its units; returns a report."""
+        cfg, cid, split, dirs, partner_ids = args
+        self.warm_up()
+        try:
+            return _generate_units(self, cfg, cid, split, dirs, partner_ids)
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            return {"complex": cid, "error": _one_line(exc, _where(dirs[cid])), "skips": {}}
+
+
+#: This process's worker (see the module docstring: the backends call job functions by name).
 THIS_PROCESS = Worker()
-
-
-def scene_loader(dirs: dict[str, Any], options: RenderOptions) -> Callable[[str], Scene]:
-    """:meth:`Worker.scene_loader` of this process's worker."""
-    return THIS_PROCESS.scene_loader(dirs, options)
 
 
 def _compile_lock_path() -> Path:
@@ -102,7 +128,8 @@ def _load_kernels() -> None:
 
 
 def warm_up_once(block: bool = True) -> bool:
-    """Load the numba kernels (render, decoy check), compiling them only if no other process is doing so.
+    """Load the numba kernels (render, decoy check) for this process's worker, compiling them only
+    if no other process is doing so.
 
     Kernels are compiled under an exclusive lock (:func:`_compile_lock_path`), so on a cold cache
     the first worker compiles them and writes numba's cache while the others wait and then load
@@ -139,7 +166,7 @@ def _warm_up(block: bool) -> bool:
 
 
 def init_worker() -> None:
-    """Load the render kernels once per worker (numba cache) before the first complex, unless
+    """Set-up of a worker process (the backends' ``setup``): load the render kernels once per worker (numba cache) before the first complex, unless
     another worker is compiling them (then this one loads complexes and warms up before its first
     complex, see :func:`warm_up_once`).  Ctrl-C is left to the parent (one line, no traceback
     per worker).  A local pool that forks its workers loads the kernels in the driver first
@@ -187,28 +214,13 @@ def _where(source: Any) -> Path | str:
 
 
 def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
-    """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
-    or (id, one-line reason it cannot be used, None)."""
-    cid, source, options = args
-    try:
-        scene = THIS_PROCESS.scene_loader({cid: source}, options)(cid)
-    except OSError:
-        raise  # a full disk or a vanished input folder stops the run (and it resumes)
-    except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
-        return cid, _one_line(exc, _where(source)), None
-    return cid, None, heavy_atoms(scene.source)
+    """Job function: :meth:`Worker.check_complex` of this process's worker."""
+    return THIS_PROCESS.check_complex(args)
 
 
 def process_complex(args: tuple) -> dict[str, Any]:
-    """Generate every requested task for one complex and write its units; returns a report."""
-    cfg, cid, split, dirs, partner_ids = args
-    THIS_PROCESS.warm_up()
-    try:
-        return _generate_units(THIS_PROCESS, cfg, cid, split, dirs, partner_ids)
-    except OSError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        return {"complex": cid, "error": _one_line(exc, _where(dirs[cid])), "skips": {}}
+    """Job function: :meth:`Worker.process_complex` of this process's worker."""
+    return THIS_PROCESS.process_complex(args)
 
 
 def _generate_units(worker: Worker, cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
