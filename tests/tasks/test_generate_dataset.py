@@ -257,3 +257,17 @@ def test_a_rerun_with_other_arguments_is_refused_or_cleanly_replaces(tmp_path):
     generate_dataset(GenerateConfig(**{**other.__dict__, "overwrite": True}), progress=False)
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet")) == [
         "data/translation/test-00000-of-00001.parquet"]
+
+
+def test_tiny_copies_its_rows_from_the_full_run(reference, tmp_path):
+    ref_out, ref_summary = reference
+    out = tmp_path / "tiny"
+    cfg = GenerateConfig(**{**_config(out).__dict__, "tiny": True, "group_size": 1})
+    summary = generate_dataset(cfg, progress=False)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet")) == sorted(
+        f"data/{t}/test-00000-of-00001.parquet" for t in TASKS)
+    for task in TASKS:  # fewer than 50 items: every row, as the full run wrote it
+        rows = pq.read_table(out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        assert rows == pq.read_table(ref_out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        assert summary.items[(task, "test")] == ref_summary.items[(task, "test")] == len(rows)
+    assert not (tmp_path / ".tiny.misi-gen" / "full").exists()  # the full split is work, removed at the end
