@@ -238,8 +238,9 @@ def _rows(out: Path) -> dict[str, list[bytes]]:
 
 
 def _same_pixels(a: Path, b: Path) -> str:
-    """'same rows, same pixels (N images, M with other bytes)' or what differs first."""
+    """'same rows, same pixels (N images, M with other bytes)', or which rows differ, by task."""
     import io
+    from collections import Counter
 
     import numpy as np
     from PIL import Image
@@ -248,15 +249,25 @@ def _same_pixels(a: Path, b: Path) -> str:
     if ra.keys() != rb.keys():
         return f"DIFFERENT rows: {len(ra.keys() ^ rb.keys())} ids in one dataset only"
     n = other_bytes = 0
+    differ: Counter = Counter()
+    first: dict[str, str] = {}
     for rid in sorted(ra):
+        task = rid.split("/")[0]
         if len(ra[rid]) != len(rb[rid]):
-            return f"DIFFERENT image count in row {rid}"
+            differ[task] += 1
+            first.setdefault(task, f"{rid} (image count)")
+            continue
         for x, y in zip(ra[rid], rb[rid]):
             n += 1
             other_bytes += x != y
             if x != y and not np.array_equal(np.asarray(Image.open(io.BytesIO(x)).convert("RGB")),
                                              np.asarray(Image.open(io.BytesIO(y)).convert("RGB"))):
-                return f"DIFFERENT pixels in row {rid}"
+                differ[task] += 1
+                first.setdefault(task, rid)
+                break
+    if differ:
+        return "DIFFERENT pixels in " + "; ".join(f"{t}: {k} of {sum(r.startswith(t + '/') for r in ra)} rows "
+                                                   f"(first {first[t]})" for t, k in sorted(differ.items()))
     return f"same rows, same pixels ({n} images, {other_bytes} with other PNG bytes)"
 
 
