@@ -23,6 +23,7 @@ import time
 from tqdm import tqdm
 
 from misi_geom.errors import printable
+from misi_tasks._atomic import remove_temp_files
 from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import preload_figures, write_card
 from misi_tasks.engine.config import FAILURES_FILE, GenerateConfig, GenerateSummary
@@ -127,6 +128,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             for r in tqdm(reports, total=len(jobs), desc="groups", unit="group", disable=not progress):
                 finished[r["group"]] = r
                 work.save_state(state)
+            remove_temp_files(base / "data")  # of a job whose worker died and was run again
             _count(cfg, groups, finished, summary, written={g.key for g in todo})
             usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
             summary.sources = load_provenance(cfg.out_dir, usable)
