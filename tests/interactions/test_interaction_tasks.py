@@ -3,20 +3,27 @@ follow the rules, and the suite stays outside the paper's nine."""
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from misi_geom.complex import Complex
-from misi_geom.interactions import find_interactions
+from misi_geom.interactions import find_interactions, possible_types
 from misi_render import RenderOptions
 from misi_tasks.definitions.registry import paper_average_columns, paper_tasks, report_columns
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.tasks.base import TaskSkipped
-from misi_tasks.tasks.interaction_options import residue_types, type_set_text
+from misi_tasks.tasks.interaction_options import TYPE_WORDS, residue_types, type_set_text
 from misi_tasks.tasks.interactions import RingStackingTask, stacking_options
 from misi_tasks.tasks.scene import Scene
 
 from interaction_scenes import join, phe, pocket_residue, ring_coords
+
+
+WORD_TYPE = {w: t for t, w in TYPE_WORDS.items()}
 
 
 def test_the_suite_is_outside_the_papers_nine():
@@ -55,6 +62,11 @@ def test_x1_answer_is_the_residues_types(x1_items, scenes):
             name_number = item.metadata["residue"].split()[:2]  # the label adds the chain only when needed
             assert {tuple(r["residue"].split()[:2]) for r in item.metadata["interactions"]} == {tuple(name_number)}
             assert sorted({r["type"] for r in item.metadata["interactions"]}) == item.metadata["types"]
+            # every option is a set of types this residue could make (no pi-stacking without a ring)
+            possible = possible_types(c, res)
+            assert item.metadata["possible_types"] == sorted(possible)
+            for option in item.options:
+                assert {WORD_TYPE[w] for w in option.split(" and ")} <= possible, (item.metadata["residue"], option)
             n += 1
     assert n >= 8  # two residues per sample complex (train split)
     # residues making a rarer type come first: 2pyy's salt-bridging ARGs, 3pvu's halogen/cation-pi
@@ -118,3 +130,30 @@ def test_generate_items_raises_or_gives_no_items_for_a_skipped_task(scenes):
         generate_items(scenes["2pyy"], ["ring-stacking"], seed=1)
     got = generate_items(scenes["2pyy"], ["ring-stacking", "translation"], seed=1, skipped_empty=True)
     assert got["ring-stacking"] == [] and got["translation"]
+
+
+REAL = Path(__file__).with_name("data") / "4hlc"
+PLIP_DEV = Path(__file__).parents[2] / "benchmarks" / "fixtures" / "plip_dev.json.gz"
+
+
+def test_x1_and_x3_on_a_real_complex_with_stacks():
+    """4hlc (tests/interactions/data): X3's answer is a stack PLIP reports too; X1's options are
+    types the asked residue could make."""
+    from misi_geom import load_complex
+
+    scene = Scene(load_complex(REAL), RenderOptions(size=128))
+    c = scene.complex
+    plip = json.loads(gzip.open(PLIP_DEV, "rt").read())["complexes"]["4hlc"]["interactions"]
+    plip_stacks = {(r["residue"].split()[0] + " " + r["residue"].split()[1], frozenset(r["ligand_atoms"]))
+                   for r in plip if r["type"] == "pi_stacking"}
+    items = generate_items(scene, ["ring-stacking", "interaction-type"], seed=2, split="train")
+    assert items["ring-stacking"]
+    for item in items["ring-stacking"]:
+        truth = item.options["ABCD".index(item.answer)]
+        residue, _, ring = truth.partition(" ring, ligand ring ")
+        assert (residue, frozenset(ring.split())) in plip_stacks
+        assert len(set(item.options)) == 4
+    for item in items["interaction-type"]:
+        possible = possible_types(c, item.metadata["res_index"])
+        for option in item.options:
+            assert {WORD_TYPE[w] for w in option.split(" and ")} <= possible

@@ -36,7 +36,7 @@ from misi_geom.interactions.base import (  # noqa: E402
     candidate_pairs,
 )
 from misi_geom.interactions.groups import GroupSet, Perception  # noqa: E402
-from misi_geom.interactions.profile import find_interactions, interaction_types  # noqa: E402
+from misi_geom.interactions.profile import find_interactions, interaction_types, possible_types  # noqa: E402
 from misi_geom.interactions.records import format_table, residue_label, to_records  # noqa: E402
 from misi_geom.interactions.types.cation_pi import CationPi  # noqa: E402
 from misi_geom.interactions.types.halogen_bond import HalogenBond  # noqa: E402
@@ -48,7 +48,7 @@ from misi_geom.interactions.types.salt_bridge import SaltBridge  # noqa: E402
 
 __all__ = [
     "MIN_DIST", "INTERACTION_TYPES", "Contact", "Criterion", "Interaction", "Threshold", "Verdict", "candidate_pairs",
-    "GroupSet", "Perception", "find_interactions", "interaction_types", "format_table", "residue_label",
-    "to_records", "CationPi", "HalogenBond", "HBondInteraction", "Hydrophobic", "PLIP_TARGETS",
+    "GroupSet", "Perception", "find_interactions", "interaction_types", "possible_types", "format_table",
+    "residue_label", "to_records", "CationPi", "HalogenBond", "HBondInteraction", "Hydrophobic", "PLIP_TARGETS",
     "MetalCoordination", "PiStacking", "SaltBridge",
 ]

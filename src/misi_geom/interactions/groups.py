@@ -46,7 +46,7 @@ from scipy.spatial import cKDTree
 from misi_geom.complex import Complex
 from misi_geom.elements import METALS
 
-__all__ = ["AMINO_ACIDS", "METAL_IONS", "GroupSet", "Perception", "ring_is_planar"]
+__all__ = ["AMINO_ACIDS", "METAL_IONS", "GroupSet", "Perception", "residue_kinds", "ring_is_planar"]
 
 #: Residue names that count as receptor (PLIP: amino acids of Open Babel's residue table).
 AMINO_ACIDS = frozenset(
@@ -142,6 +142,54 @@ def ring_normal(coord: np.ndarray, ring: list[int]) -> np.ndarray:
     u, v = b - a, a - c
     n = np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
     return _unit(n)
+
+
+def residue_kinds(c: Complex, res: int) -> frozenset[str]:
+    """The pocket-side group kinds residue ``res`` (a ``res_index``) holds, from its atom names,
+    elements and bonds alone, whatever its distance to the ligand: what it could do, not what it does.
+
+    Amino-acid residues (:data:`AMINO_ACIDS`, PLIP's receptor): ``ring``, ``cation`` and ``anion`` by
+    the residue templates above (PHE/TYR/TRP/HIS rings; ARG/LYS/HIS and ASP/GLU charged groups, their
+    atoms present), ``hydrophobic`` (a carbon bonded only to C/H), ``halogen_acceptor`` (O/N/S with
+    exactly one C/N/P/S neighbour); any residue with an N or O: ``donor/acceptor`` (the H-bond's
+    role); an ion of :data:`METAL_IONS`: ``metal``.  So GLY, SER and CYS hold no ``hydrophobic``
+    (their carbons are bonded to N, O or S) and only PHE/TYR/TRP/HIS a ``ring``.
+
+    >>> import numpy as np
+    >>> from misi_geom.complex import Complex
+    >>> gly = Complex.from_atoms(np.zeros((4, 3)), ["N", "C", "C", "O"], ["N", "CA", "C", "O"], res_name="GLY",
+    ...                          res_index=[0] * 4, is_ligand=False, bonds=[(0, 1), (1, 2), (2, 3)])
+    >>> sorted(residue_kinds(gly, 0))
+    ['donor/acceptor', 'halogen_acceptor']
+    """
+    rows = np.flatnonzero((c.res_index == res) & ~c.is_ligand & ~c.is_hydrogen)
+    if not len(rows):
+        return frozenset()
+    name = str(c.res_name[rows[0]])
+    el = c.element.tolist()
+    out: set[str] = set()
+    if any(el[i] in ("N", "O") for i in rows.tolist()):
+        out.add("donor/acceptor")
+    if name.upper() in METAL_IONS and all(el[i] in METALS for i in rows.tolist()):
+        out.add("metal")
+    if name not in AMINO_ACIDS:
+        return frozenset(out)
+    names = {str(a) for a in c.atom_name[rows]}
+    if any(all(a in names for a in ring) for ring in _RING_ATOMS.get(name, ())):
+        out.add("ring")
+    if name in _CHARGED_ATOMS and any(a in names for a in _CHARGED_ATOMS[name]):
+        out.add("anion" if name in _NEGATIVE else "cation")
+    nbrs: defaultdict[int, list[int]] = defaultdict(list)
+    inside = np.isin(c.bonds, rows).any(axis=1) if len(c.bonds) else np.zeros(0, dtype=bool)
+    for i, j in c.bonds[inside].tolist():
+        nbrs[i].append(j)
+        nbrs[j].append(i)
+    for i in rows.tolist():
+        if el[i] == "C" and all(el[j] in ("C", "H") for j in nbrs[i]):
+            out.add("hydrophobic")
+        if el[i] in ("O", "N", "S") and sum(el[j] in ("C", "N", "P", "S") for j in nbrs[i]) == 1:
+            out.add("halogen_acceptor")
+    return frozenset(out)
 
 
 class Perception:

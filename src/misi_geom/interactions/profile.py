@@ -6,14 +6,29 @@ from typing import Iterable
 
 from misi_geom.complex import Complex
 from misi_geom.interactions.base import INTERACTION_TYPES, Contact, Interaction
-from misi_geom.interactions.groups import Perception
+from misi_geom.interactions.groups import Perception, residue_kinds
 
-__all__ = ["find_interactions", "interaction_types"]
+__all__ = ["find_interactions", "interaction_types", "possible_types"]
 
 
 def interaction_types() -> tuple[str, ...]:
     """Names of the declared types, in evaluation order."""
     return tuple(INTERACTION_TYPES)
+
+
+def possible_types(c: Complex, res: int) -> frozenset[str]:
+    """The declared types residue ``res`` (a ``res_index``) could make with some ligand: those whose
+    pocket-side role (either role for a ``mirror`` type) is a group kind the residue holds
+    (:func:`~misi_geom.interactions.groups.residue_kinds`).  A ring-less residue cannot π-stack; an
+    amino acid never makes ``metal`` (the ion is the pocket partner); ALA can make a cation–π contact
+    only if it had a ring or a cation, so it cannot."""
+    kinds = residue_kinds(c, res)
+    out = set()
+    for name, cls in INTERACTION_TYPES.items():
+        sides = {cls.roles[0], cls.roles[1]} if cls.mirror else {cls.roles[0]}
+        if sides & kinds:
+            out.add(name)
+    return frozenset(out)
 
 
 def _ordered(decls: list[Interaction]) -> list[Interaction]:

@@ -5,7 +5,11 @@ order joined by " and " (``"hydrogen bond and salt bridge"``).  Decoys follow th
 (``docs/interactions.md``): (1) one true type replaced by a type another residue of the complex
 makes (a hard negative: what a neighbour in contact does); (2) one true type removed, or for a
 single-type truth one type present in the complex added; (3) one type absent from the complex added;
-redrawn from other non-empty sets where these collide.
+redrawn from other non-empty sets where these collide.  Every decoy is a set of types the residue
+could make (``possible``: :func:`misi_geom.interactions.possible_types`): a ring-less residue is never
+offered pi-stacking, an amino acid never metal coordination (the ion is the partner), ALA never a salt
+bridge.  A residue with fewer than three such sets besides its answer (:func:`enough_decoys`: GLY,
+SER, CYS, which can make only H-bonds and halogen bonds) is not asked about.
 
 >>> type_set_text(frozenset({"salt_bridge", "hbond"}))
 'hydrogen bond and salt bridge'
@@ -14,13 +18,14 @@ redrawn from other non-empty sets where these collide.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import combinations
 
 import numpy as np
 
 from misi_geom.complex import Complex
 from misi_geom.interactions import Contact
 
-__all__ = ["TYPE_WORDS", "type_set_text", "residue_types", "type_decoys"]
+__all__ = ["TYPE_WORDS", "type_set_text", "residue_types", "type_decoys", "enough_decoys"]
 
 #: Interaction type -> its words in prompts and options, in option order.
 TYPE_WORDS: dict[str, str] = {
@@ -51,10 +56,25 @@ def residue_types(found: Mapping[str, Sequence[Contact]], c: Complex) -> dict[in
     return {r: frozenset(t) for r, t in sorted(out.items())}
 
 
-def type_decoys(truth: frozenset[str], others: frozenset[str], rng: np.random.Generator) -> list[frozenset[str]]:
-    """Three distinct non-empty decoy sets for ``truth``; ``others``: types other residues make."""
-    all_types = list(TYPE_WORDS)
-    present = sorted(others - truth)
+def enough_decoys(truth: frozenset[str], possible: frozenset[str] | None = None) -> bool:
+    """True if at least three non-empty type sets within ``possible`` (every type if None) differ
+    from ``truth``."""
+    n = len((set(TYPE_WORDS) if possible is None else set(possible) & set(TYPE_WORDS)) | set(truth))
+    return 2 ** n - 2 >= 3
+
+
+def type_decoys(truth: frozenset[str], others: frozenset[str], rng: np.random.Generator,
+                possible: frozenset[str] | None = None) -> list[frozenset[str]]:
+    """Three distinct non-empty decoy sets for ``truth``; ``others``: types other residues make;
+    ``possible``: the types this residue could make (every type if None), the only types decoys use.
+
+    Raises ValueError if ``possible`` leaves fewer than three decoys (see :func:`enough_decoys`).
+    """
+    allowed = set(TYPE_WORDS) if possible is None else (set(possible) & set(TYPE_WORDS)) | set(truth)
+    if not enough_decoys(truth, frozenset(allowed)):
+        raise ValueError(f"fewer than three decoy type sets for {sorted(truth)} within {sorted(allowed)}")
+    all_types = [t for t in TYPE_WORDS if t in allowed]
+    present = sorted((others & allowed) - truth)
     absent = [t for t in all_types if t not in truth and t not in others]
     missing = [t for t in all_types if t not in truth]
 
@@ -75,9 +95,9 @@ def type_decoys(truth: frozenset[str], others: frozenset[str], rng: np.random.Ge
     for cand in cands:
         if cand and cand != truth and cand not in decoys:
             decoys.append(frozenset(cand))
-    while len(decoys) < 3:  # collisions: any other one- or two-type set
-        k = 1 + int(rng.integers(2))
-        cand = frozenset(str(t) for t in rng.choice(all_types, size=k, replace=False))
-        if cand != truth and cand not in decoys:
-            decoys.append(cand)
+    sets = [frozenset(x) for k in range(1, len(all_types) + 1) for x in combinations(all_types, k)]
+    for pool in ([x for x in sets if len(x) <= 2], [x for x in sets if len(x) > 2]):
+        pool = [x for x in pool if x != truth and x not in decoys]  # collisions: one- and two-type sets first
+        while len(decoys) < 3 and pool:
+            decoys.append(pool.pop(int(rng.integers(len(pool)))))
     return decoys

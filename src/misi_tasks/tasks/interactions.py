@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import SIX_VIEWS
-from misi_geom.interactions import Perception, find_interactions, to_records
+from misi_geom.interactions import Perception, find_interactions, possible_types, to_records
 from misi_tasks.definitions.items import Renders
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
-from misi_tasks.tasks.interaction_options import residue_types, type_decoys, type_set_text
+from misi_tasks.tasks.interaction_options import enough_decoys, residue_types, type_decoys, type_set_text
 from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 
 __all__ = ["InteractionTypeTask", "RingStackingTask", "stacking_options"]
@@ -42,9 +42,11 @@ class InteractionTypeTask(TaskGenerator):
         heavy = ~c.is_hydrogen & ~c.is_ligand
         res_ids, n_heavy = np.unique(c.res_index[heavy], return_counts=True)
         askable = {int(r) for r, n in zip(res_ids, n_heavy) if n > 1}
-        by_res = {r: t for r, t in by_res.items() if r in askable}
+        possible = {r: possible_types(c, r) for r in by_res if r in askable}
+        # decoys are types the residue could make; GLY/SER/CYS (H-bond, halogen bond only) have too few
+        by_res = {r: t for r, t in by_res.items() if r in possible and enough_decoys(t, possible[r])}
         if not by_res:
-            raise TaskSkipped("no pocket residue interacts with the ligand")
+            raise TaskSkipped("no pocket residue interacts with the ligand and has three plausible decoys")
         rare = [r for r, t in by_res.items() if t - _COMMON]
         common = [r for r in by_res if r not in rare]
         order = [int(r) for r in rng.permutation(rare)] + [int(r) for r in rng.permutation(common)]
@@ -52,7 +54,8 @@ class InteractionTypeTask(TaskGenerator):
         for k, res in enumerate(order[: self.count(ctx.split)]):
             truth = by_res[res]
             others = frozenset().union(*[t for r, t in by_res.items() if r != res])
-            options = [type_set_text(truth)] + [type_set_text(d) for d in type_decoys(truth, others, rng)]
+            decoys = type_decoys(truth, others, rng, possible[res])
+            options = [type_set_text(truth)] + [type_set_text(d) for d in decoys]
             sub = c[(c.res_index == res) | c.is_ligand]
             frame = scene.frame_for(sub, centre="atoms")
             views = scene.render(SIX_VIEWS, complex_=sub, frame=frame, atom_label_residue=res,
@@ -68,7 +71,8 @@ class InteractionTypeTask(TaskGenerator):
                 answer="A",
                 options=options,
                 metadata={"residue": residue, "res_index": res, "chain": str(c.chain_id[first]) or "?",
-                          "types": sorted(truth), "options_canonical": options,
+                          "types": sorted(truth), "possible_types": sorted(possible[res]),
+                          "options_canonical": options,
                           "interactions": to_records(c, mine), "camera": scene.camera_dict(frame)},
             )
             item.renders = Renders(images=views, extra={"views": views, "complex": sub})
