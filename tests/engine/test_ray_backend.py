@@ -77,7 +77,8 @@ def test_a_run_stopped_by_a_dead_worker_resumes_identically(ray_cluster, local_r
     killer = threading.Thread(target=_kill_a_running_job, args=(out, stop, killed))
     killer.start()
     try:
-        with pytest.raises(BackendError, match=r"group test-0000\d-of-00003 \(.*\) failed after 0 retries.*rerun to resume"):
+        with pytest.raises(BackendError,
+                           match=r"group test-0000\d-of-00003 \(.*\) failed after 0 retries.*rerun to resume"):
             generate_dataset(small_config(out, backend="ray"), progress=False)
     finally:
         stop.set()

@@ -271,3 +271,20 @@ def test_tiny_copies_its_rows_from_the_full_run(reference, tmp_path):
         assert rows == pq.read_table(ref_out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
         assert summary.items[(task, "test")] == ref_summary.items[(task, "test")] == len(rows)
     assert not (tmp_path / ".tiny.misi-gen" / "full").exists()  # the full split is work, removed at the end
+
+
+def test_a_group_without_items_for_a_task_writes_an_empty_shard_that_datasets_reads(reference, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    import shutil
+
+    from misi_tasks.dataset import read_items, write_shard
+
+    ref_out, _ = reference
+    folder = tmp_path / "ds" / "data" / "translation"
+    folder.mkdir(parents=True)
+    shutil.copy(ref_out / "data" / "translation" / "test-00000-of-00001.parquet", folder / "test-00000-of-00002.parquet")
+    write_shard([], folder / "test-00001-of-00002.parquet")  # e.g. a group whose complexes all failed
+    assert pq.ParquetFile(folder / "test-00001-of-00002.parquet").metadata.num_row_groups == 0
+    assert len(read_items(tmp_path / "ds", images=False)) == 4
+    ds = datasets.load_dataset(str(folder), split="test", cache_dir=str(tmp_path / "cache"))
+    assert len(ds) == 4

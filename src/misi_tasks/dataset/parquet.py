@@ -200,8 +200,7 @@ class ShardWriter:
     def close(self, *, fsync: bool = True) -> Path:
         """Finish the file and move it into place; returns its path."""
         try:
-            if not self._rows:  # an empty shard still has the schema (one empty row group)
-                self._writer.write_table(_row_group([]), row_group_size=_ROW_GROUP_SIZE)
+            # an empty shard has the schema and no row group: `datasets` cannot read an empty row group
             self._writer.close()
             self._sink.close()
             return self._target.commit(fsync=fsync)

@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from misi_geom import MisiInputError
 from misi_geom.errors import printable
 from misi_render import RenderOptions, warm_up
+from misi_tasks.dataset import ShardWriter
 from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.registry import mc_tasks
 from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.card_figures import heavy_atoms
 from misi_tasks.engine.provenance import save_provenance
+from misi_tasks.engine.shards import complex_letters
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
 from misi_tasks.tasks.decoys import warm_up_ssim
 from misi_tasks.tasks.scene import Scene
@@ -196,10 +199,6 @@ def process_group(args: tuple) -> dict[str, Any]:
     ``{"group", "shards", "failed": {id: why}, "skips": {task: ["id: why"]}, "items": {task: n},
     "images": {task: n}}``.
     """
-    from misi_tasks.dataset import ShardWriter
-    from misi_tasks.definitions.registry import mc_tasks
-    from misi_tasks.engine.shards import complex_letters
-
     cfg, group, complexes, dirs, partner_ids, base = args
     THIS_PROCESS.warm_up()
     mc = set(mc_tasks())
@@ -242,7 +241,8 @@ def process_group(args: tuple) -> dict[str, Any]:
     return report
 
 
-def _task_items(cfg: "GenerateConfig", task: str, scene: Scene, ctx: GenContext, where: Any) -> tuple[list[Item], str | None]:
+def _task_items(cfg: "GenerateConfig", task: str, scene: Scene, ctx: GenContext,
+                where: Any) -> tuple[list[Item], str | None]:
     """One task's items for one complex and why it made none (``None`` if it made some or none
     was asked for); a failure of the task is this task's alone."""
     gen = get_task(task)(**cfg.task_params.get(task, {}))
