@@ -3,7 +3,7 @@
 Per complex (loading excluded; one warm-up run each), ``--repeat`` interleaved runs of
 ``find_hbonds`` and of ``find_interactions`` (all seven types, the H-bond one included) in one
 process, CPU time (``time.process_time``); prints per-complex medians and the median and max of the
-ratio all/H-bond.  The goal (issue 23): all types within 2x the H-bond detector's time.  Usage::
+ratio all/H-bond.  The goal: all types within 2x the H-bond detector's time.  Usage::
 
     python benchmarks/bench_interactions.py [ROOT] [--repeat 5] [--limit N]
 

@@ -1,4 +1,4 @@
-"""How often the T4/T8/T9 label check (issue 21, section 3) needs a second layout, or another item.
+"""How often the T4/T8/T9 label check (docs/fairness.md) needs a second layout, or another item.
 
     python benchmarks/label_check.py [--input DIR] [--size 1024] [--limit N] [--split test]
 

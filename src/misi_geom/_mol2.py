@@ -1,7 +1,7 @@
 """mol2 files beside a ligand: their atom names, SYBYL types and residue names, matched to RDKit's atoms.
 
 RDKit may only parse the SDF of a ligand (or reorder atoms), while labels and answers use the mol2
-names.  :func:`_annotate_from_mol2` gives a ligand the names of the mol2 file's atoms it matches:
+names.  :func:`annotate_from_mol2` gives a ligand the names of the mol2 file's atoms it matches:
 by bond graph where the graphs agree, else by nearest position within :data:`MOL2_MATCH_TOLERANCE`.
 Split out of :mod:`misi_geom.io`, which calls it while reading a ligand.
 """
@@ -16,7 +16,7 @@ import numpy as np
 from misi_geom.complex import Complex
 from misi_geom.elements import normalize_element
 
-__all__ = ["LIGAND_RES_NAME", "MOL2_MATCH_TOLERANCE"]
+__all__ = ["LIGAND_RES_NAME", "MOL2_MATCH_TOLERANCE", "annotate_from_mol2"]
 
 #: Residue name of a ligand without a mol2 substructure name.
 LIGAND_RES_NAME = "LIG"
@@ -66,7 +66,7 @@ def _mol2_atoms(path: Path) -> list[tuple[str, str, np.ndarray, str]]:
 MOL2_MATCH_TOLERANCE = 0.5
 
 
-def _annotate_from_mol2(lig: Complex, mol2: Path) -> Complex:
+def annotate_from_mol2(lig: Complex, mol2: Path) -> Complex:
     """Give a ligand the atom names, SYBYL types and residue names of a mol2 file of the same molecule.
 
     Used for every ligand with a mol2 file beside it: RDKit keeps neither the substructure names nor

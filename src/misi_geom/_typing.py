@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Coords", "FloatArray", "IntArray", "BoolArray", "StrArray", "Matrix3"]
+__all__ = ["Coords", "FloatArray", "IntArray", "BoolArray", "Matrix3"]
 
 #: (N, 3) float64 coordinates in Å.
 Coords = npt.NDArray[np.float64]
@@ -15,7 +15,5 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.integer]
 #: Any boolean array.
 BoolArray = npt.NDArray[np.bool_]
-#: Any fixed-width unicode array.
-StrArray = npt.NDArray[np.str_]
 #: (3, 3) float64 rotation matrix.
 Matrix3 = npt.NDArray[np.float64]

@@ -16,7 +16,6 @@ __all__ = [
     "KNOWN_ELEMENTS",
     "normalize_element",
     "covalent_radii",
-    "vdw_radii",
 ]
 
 COVALENT_RADIUS: dict[str, float] = {
@@ -72,8 +71,3 @@ def normalize_element(symbol: str) -> str:
 def covalent_radii(elements: np.ndarray) -> np.ndarray:
     """Covalent radius (Å, float64) per element symbol; unknown elements get 0.77."""
     return np.array([COVALENT_RADIUS.get(str(e), 0.77) for e in elements], dtype=np.float64)
-
-
-def vdw_radii(elements: np.ndarray) -> np.ndarray:
-    """Van der Waals radius (Å, float64) per element symbol; unlisted elements get :data:`DEFAULT_VDW_RADIUS`."""
-    return np.array([VDW_RADIUS.get(str(e), DEFAULT_VDW_RADIUS) for e in elements], dtype=np.float64)

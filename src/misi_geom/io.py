@@ -57,7 +57,7 @@ from typing import Iterable, Literal
 
 import numpy as np
 
-from misi_geom._mol2 import LIGAND_RES_NAME, MOL2_MATCH_TOLERANCE, _annotate_from_mol2
+from misi_geom._mol2 import LIGAND_RES_NAME, MOL2_MATCH_TOLERANCE, annotate_from_mol2
 from misi_geom.blank_chains import blank_copies, copy_letters
 from misi_geom.bonds import covalent_bonds
 from misi_geom.complex import Complex
@@ -414,7 +414,7 @@ def read_ligand_candidates(files: list[Path], *, pdb_id: str = "", names_from: P
     """Read the first of ``files`` that RDKit parses: every file sanitised, then every file unsanitised.
 
     ``names_from`` is a mol2 file whose atom names, SYBYL types and residue names are given to the
-    ligand when it holds the same atoms (:func:`_annotate_from_mol2`).  Returns the ligand, its RDKit
+    ligand when it holds the same atoms (:func:`annotate_from_mol2`).  Returns the ligand, its RDKit
     Mol and the file it came from.  When that is not ``files[0]``, a line saying why ``files[0]`` was
     passed over is appended to ``notes`` (a complex's warnings), e.g. a mol2 whose names are not UTF-8.
     """
@@ -424,7 +424,7 @@ def read_ligand_candidates(files: list[Path], *, pdb_id: str = "", names_from: P
             try:
                 lig, mol = read_ligand(f, sanitize=sanitize, pdb_id=pdb_id)
                 if names_from is not None and names_from.is_file():
-                    lig = _annotate_from_mol2(lig, names_from)
+                    lig = annotate_from_mol2(lig, names_from)
             except MisiInputError as exc:
                 errors.append(exc.problem)
                 continue

@@ -27,7 +27,6 @@ from misi_geom import Complex
 from misi_geom.elements import DEFAULT_VDW_RADIUS, VDW_RADIUS
 
 __all__ = [
-    "BACKGROUND",
     "BALL_SCALE",
     "LIGAND_BALL_SCALE",
     "LIGAND_STICK_RADIUS",
@@ -51,8 +50,6 @@ LIGAND_BALL_SCALE = 0.30
 STICK_RADIUS = 0.15
 #: Stick radius in Å for bonds between two ligand atoms.
 LIGAND_STICK_RADIUS = 0.20
-#: Background colour (black).
-BACKGROUND = (0, 0, 0)
 
 CARBON_EVEN = "#BF99F2"
 CARBON_ODD = "#F2B366"

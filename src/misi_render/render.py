@@ -336,11 +336,7 @@ def moved_front_frame(
 
 def _draw_view_labels(c, scene, screen, visible, size, image, *, atom_label_residue, key_atoms, **opts):
     """Label one view into ``image`` (in place); returns ``(image, placed labels)`` (a
-    :class:`misi_render.view_labels.DrawnLabels`, or ``()``).
-
-    :func:`misi_render.view_labels.label_view` gives the labels, placement and pixels of the
-    reference chain ``label_requests -> place_labels -> drop_labels_over -> draw_labels``.
-    """
+    :class:`misi_render.view_labels.DrawnLabels`, or ``()``)."""
     k = screen.px_per_A
     if not np.isfinite(k).all():  # never for checked input (behind the camera k is 0); saves ~5 us
         k = np.nan_to_num(k)

@@ -1,13 +1,20 @@
-"""Labels of one view, the fast path :func:`misi_render.render_views` takes.
+"""Labels of one view: choose, place, drop and draw them (what :func:`misi_render.render_views` runs).
 
-:func:`label_view` gives the same labels, placement, dropping and pixels as the reference
-chain of :mod:`misi_render.labels` (:func:`~misi_render.labels.label_requests` ->
-:func:`~misi_render.labels.place_labels` -> :func:`~misi_render.labels.drop_labels_over` ->
-:func:`~misi_render.labels.draw_labels` -> :func:`~misi_render.labels.placed_labels`, which
+Placement is greedy and deterministic: labels are placed in priority order (the *key* atoms a
+question is about, chosen-residue atoms, ligand atoms, residues); each tries candidate boxes around
+its anchor on five rings (right, left, above, below, diagonals), shifted into the frame, and takes
+the first with no overlap with earlier labels and covering the fewest ligand or key atoms; if none
+is free, the least-overlapping one (:func:`misi_render._layout.place_boxes`).  A label of a
+non-key atom that would still cover a key atom's disc is not drawn at all, so labels never hide
+the atoms a question is about.
+
+:func:`label_view` gives the same labels, placement, dropping and pixels as a reference chain that
+handles one label object at a time (``tests/render/reference_labels.py``, which
 ``tests/render/test_label_fast_path.py`` compares it with byte for byte), but with per-label arrays
-instead of :class:`~misi_render.labels.Label` objects, every text patch kept in one atlas
+instead of label objects, every text patch kept in one atlas
 (:class:`_Atlas`, no per-view concatenation), what no view changes kept per complex
-(:class:`_LabelCache`: each label's text and atlas entry, each atom's residue number), residue
+(:class:`_LabelCache`, kept while the complex lives: each label's text and atlas entry, each atom's
+residue number), residue
 anchors found by a numba kernel, the labels composited into the caller's image in place, and the
 placed labels kept as arrays (:class:`DrawnLabels`) until someone reads them.
 """
@@ -21,10 +28,10 @@ import weakref
 import numpy as np
 
 from misi_geom import Complex, residue_starts
+from misi_geom.residues import atom_residue_label
 from misi_render._layout import composite_rows, place_boxes, residue_anchors
 from misi_render.labels import (
     FREETYPE_LOCK, ATOM_FILL, LABEL_KINDS, LIGAND_FILL, RESIDUE_FILL, PlacedLabel, ink_box, render_patch, font_px,
-    residue_label,
 )  # fmt: skip
 from misi_render.screen import ScreenCoords
 
@@ -141,27 +148,23 @@ class _LabelCache:
         if text is None:
             c = self._complex()
             assert c is not None, "a label cache outlived its complex"
-            text = self.text[j] = residue_label(c, i, self.chain) if kind == 2 else str(c.atom_name[i])
+            text = self.text[j] = atom_residue_label(c, i, self.chain) if kind == 2 else str(c.atom_name[i])
         return (text, *self.styles[kind])
 
 
-#: The label caches of the complexes alive: {(id(c), chain, size): cache}.  An entry is removed
-#: when its complex is garbage-collected (``weakref.finalize``), before its id can be reused, so a
-#: cache is found by the complex it belongs to and lives exactly as long (a ``Complex`` holds
-#: arrays, so it cannot be a dictionary key itself).
-_LABEL_CACHES: dict[tuple[int, bool, int], _LabelCache] = {}
+#: The label caches of the complexes alive: complex -> {(chain, size): cache}.  Weakly keyed
+#: (a ``Complex`` compares and hashes by identity), so a complex's caches go with it.
+_LABEL_CACHES: weakref.WeakKeyDictionary[Complex, dict[tuple[bool, int], _LabelCache]] = weakref.WeakKeyDictionary()
 _LABEL_CACHES_LOCK = threading.Lock()
 
 
 def _label_cache(c: Complex, chain: bool, size: int) -> _LabelCache:
-    key = (id(c), chain, size)
     with _LABEL_CACHES_LOCK:
-        hit = _LABEL_CACHES.get(key)
-        if hit is not None:
-            return hit
-        cache = _LABEL_CACHES[key] = _LabelCache(c, chain, size)
-    weakref.finalize(c, _LABEL_CACHES.pop, key, None)
-    return cache
+        per_complex = _LABEL_CACHES.setdefault(c, {})
+        cache = per_complex.get((chain, size))
+        if cache is None:
+            cache = per_complex[(chain, size)] = _LabelCache(c, chain, size)
+        return cache
 
 
 class DrawnLabels:
@@ -213,10 +216,8 @@ def label_view(
 ) -> DrawnLabels | tuple[()]:
     """Label one view: choose, place, drop and draw its labels into ``image`` (in place).
 
-    Exactly what :func:`label_requests`, :func:`place_labels` (obstacles: key atoms and visible
-    ligand / chosen-residue atoms), :func:`drop_labels_over` (discs of the key atoms),
-    :func:`draw_labels` and :func:`placed_labels` give together, without per-label objects.
-    ``drawn`` marks the atoms the rasterizer could draw (heavy, finite, in front of the camera).
+    Labels are placed avoiding the key atoms and the visible ligand / chosen-residue atoms; a
+    non-key label touching a key atom's disc is dropped.  ``drawn`` marks the atoms the rasterizer could draw (heavy, finite, in front of the camera).
 
     Returns
     -------
@@ -251,7 +252,7 @@ def label_view(
     idx = labs % n
     is_key = prio[order] == 0
     entries, keep, paint = _ATLAS.lookup_cached(cache, labs)
-    # placement (place_labels): ink-box sizes, anchors, clearance, obstacles
+    # placement: ink-box sizes, anchors, clearance, obstacles
     gap = (radius_px + max(2.0, size / 512.0))[idx]
     ax = np.ascontiguousarray(screen.x_px[idx], dtype=np.float64)
     ay = np.ascontiguousarray(screen.y_px[idx], dtype=np.float64)
@@ -266,7 +267,7 @@ def label_view(
     x0, y0 = np.round(left), np.round(top)
     ws, hs = entries[:, 1], entries[:, 2]
     x1, y1 = x0 + ws, y0 + hs
-    # drop_labels_over: non-key labels touching a key atom's disc
+    # drop the non-key labels touching a key atom's disc
     if key_atoms is not None and key_drawn.any():
         cx, cy = screen.x_px[key_drawn][None, :], screen.y_px[key_drawn][None, :]
         r = radius_px[key_drawn][None, :]

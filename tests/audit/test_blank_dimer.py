@@ -1,4 +1,4 @@
-"""misi-audit on a homodimer pocket whose two copies have blank chain ids (issue 21): the loader
+"""misi-audit on a homodimer pocket whose two copies have blank chain ids: the loader
 names the copies A and B, every answer names one atom, and T4 agrees with T9 chain by chain."""
 
 from __future__ import annotations

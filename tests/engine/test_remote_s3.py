@@ -1,5 +1,5 @@
 """misi-gen's URL inputs against a real S3 API on loopback (moto's server, see ``conftest.s3``): a staged
-input is reused only while the object store describes it as when it was fetched (issue 24, point 1)."""
+input is reused only while the object store describes it as when it was fetched."""
 
 from __future__ import annotations
 

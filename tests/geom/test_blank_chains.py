@@ -1,4 +1,4 @@
-"""Copies of a blank chain (a homodimer without chain ids) get distinct chain letters (issue 21)."""
+"""Copies of a blank chain (a homodimer without chain ids) get distinct chain letters."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from misi_geom import find_complex_dirs, load_complexes
 
 DEV = Path("/work/shared/data/pdbbind_dev")
 #: pockets whose blank chain id covers parts of two protein chains with repeated residue numbers
-#: (issue 21; 1hte, 2p3a, 2pv2 are HIV-protease-like homodimers)
+#: (1hte, 2p3a, 2pv2 are HIV-protease-like homodimers)
 BLANK_COPIES = {"1hte", "2b1i", "2p3a", "2pv2", "2w8w", "2y2k", "3gzn", "3mg6"}
 
 pytestmark = pytest.mark.skipif(not DEV.is_dir(), reason=f"{DEV} not present")

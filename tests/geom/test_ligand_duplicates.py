@@ -1,4 +1,4 @@
-"""Ligand files with faults of issue 24, point 8: an atom repeated exactly in a mol2 or an SDF is
+"""Ligand files with repeated atoms: an atom repeated exactly in a mol2 or an SDF is
 dropped (as a repeated PDB line is), and a mol2 passed over for the SDF beside it (names not UTF-8)
 is said in the complex's warnings."""
 

@@ -1,6 +1,6 @@
 """Agreement with ChimeraX on ligand chemistry misi was not tuned on (``data/heldout/``, made by
 ``data/make_heldout.py``): drug-like molecules from RDKit's bundled ChEMBL/NCI SMILES placed in dev
-pockets, half of them ("held_out") looked at only after the H-free typing fixes of issue 21 §5.
+pockets, half of them ("held_out") looked at only after the H-free typing rules were fixed.
 Each complex is compared with hydrogens as given and with every hydrogen stripped from the files
 (``benchmarks/strip_hydrogens.py``), against ChimeraX's answers on the same files.
 """

@@ -1,4 +1,4 @@
-"""Inputs of issue 24 (points 9 and 12) that must give one line naming the file and saying why: a YAML
+"""Hostile inputs that must give one line naming the file and saying why: a YAML
 manifest nested 5,000 deep, a manifest that is not UTF-8, ``/dev/null`` as a ligand, a full disk."""
 
 from __future__ import annotations

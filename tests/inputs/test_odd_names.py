@@ -1,4 +1,4 @@
-"""Complex folders with odd names (issue 24, point 7): glob characters are found by their own name,
+"""Complex folders with odd names: glob characters are found by their own name,
 names that cannot become item ids or page names are refused in one line each and listed in the
 failures, and the gallery's links to the pages of ids holding ``#``, ``%`` or a space work."""
 

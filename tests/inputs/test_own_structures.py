@@ -1,4 +1,4 @@
-"""Issue 25: own structures the way PLIP/PoseBusters users give them -- every ligand copy, polymer
+"""Own structures the way PLIP/PoseBusters users give them -- every ligand copy, polymer
 residues, covalent ligands, mol2/PDBQT poses, pose order, and messages that say why.
 
 Fixtures: the 4CWB files of ``data/`` and the files ``data/make_structures.py`` cut from public

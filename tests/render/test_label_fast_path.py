@@ -2,13 +2,10 @@
 the reference chain of public functions draws: same labels, boxes and image bytes.
 
 The reference is the code ``render_views`` ran before the fast path (label_requests -> place_labels
--> drop_labels_over -> draw_labels -> placed_labels), kept here verbatim.
+-> drop_labels_over -> draw_labels -> placed_labels), kept in ``reference_labels.py``.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,12 +15,11 @@ from hypothesis import strategies as st
 from misi_geom import SIX_VIEWS, fit_frame
 from misi_render import RenderOptions
 from misi_render import render as _render
-from misi_render import labels as _labels
 from misi_render import view_labels as _view_labels
-from misi_render.labels import with_unique_ligand_labels
+from misi_render.labels import pocket_has_chains, with_unique_ligand_labels
 
-sys.path.insert(0, str(Path(__file__).parent))
-from scenes import SAMPLE_IDS, load_sample  # noqa: E402
+from . import reference_labels as _labels
+from .scenes import SAMPLE_IDS, load_sample
 
 
 def _reference(c, scene, screen, visible, size, image, *, atom_label_residue, key_atoms, **opts):
@@ -116,7 +112,7 @@ def test_row_kernel_blends_like_the_reference_kernel():
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_residue_anchors_kernel_matches_numpy(data):
-    """_layout.residue_anchors picks the atoms labels._residue_anchors (numpy bincount + lexsort)
+    """_layout.residue_anchors picks the atoms reference_labels.residue_anchors (numpy bincount + lexsort)
     picks, on random residues, masks and positions, ties (repeated positions) included."""
     from misi_geom import Complex, residue_starts
     from misi_render._layout import residue_anchors
@@ -131,7 +127,7 @@ def test_residue_anchors_kernel_matches_numpy(data):
     mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
     c = Complex.from_atoms(np.zeros((n, 3)), ["C"] * n, res_index=res_index)
     screen = ScreenCoords(x_px=x, y_px=y, x_A=x, y_A=y, depth=np.zeros(n), px_per_A=np.ones(n), in_front=np.ones(n, bool))
-    want = _labels._residue_anchors(c, screen, mask)
+    want = _labels.residue_anchors(c, screen, mask)
     starts = residue_starts(c)
     atom_res = (np.searchsorted(starts, np.arange(n), side="right") - 1).astype(np.int64)
     got = residue_anchors(mask, atom_res, x, y, len(starts))
@@ -156,7 +152,7 @@ def test_rendered_view_builds_its_labels_on_read():
     screen = opts.project(frame, frame.to_camera_frame(c.coord, "left"))
     image, visible = _render.draw_scene(scene, screen, frame, opts)
     radius_px = np.where(scene.drawn, scene.radius_A * np.nan_to_num(screen.px_per_A), 0.0)
-    want = tuple(_view_labels.label_view(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=_labels.pocket_has_chains(c)))
+    want = tuple(_view_labels.label_view(c, screen, visible, scene.drawn, radius_px, 256, image, residue_chain=pocket_has_chains(c)))
     assert isinstance(view.labels, tuple) and len(view.labels) > 0
     assert all(isinstance(p, PlacedLabel) for p in view.labels)
     assert view.labels == want == again.labels
@@ -168,7 +164,8 @@ def test_label_arrays_name_the_atoms_the_labels_show():
     """``label_arrays`` (from the arrays, or from the tuple once read) gives each label's box, atom and
     kind; a ligand label's text is its atom's name, a residue label's is its atom's residue."""
     from misi_render import render_views
-    from misi_render.labels import LABEL_KINDS, residue_label
+    from misi_render.labels import LABEL_KINDS
+    from misi_geom.residues import atom_residue_label as residue_label
 
     c = load_sample("2pyy")
     view, = render_views(c, ("front",), options=RenderOptions(size=512))

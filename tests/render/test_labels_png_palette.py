@@ -11,9 +11,10 @@ from PIL import Image
 
 from misi_geom import CameraFrame, Complex
 from misi_render import RenderOptions, atom_colors, encode_png, render_views, save_png
-from misi_render.labels import Label, draw_labels, font_path, font_px, label_requests, place_labels
+from misi_render.labels import font_path, font_px
 from misi_render.palette import hex_color
 
+from .reference_labels import Label, draw_labels, label_requests, place_labels
 from .scenes import load_sample
 
 

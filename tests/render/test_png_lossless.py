@@ -1,6 +1,6 @@
 """The PNG encoding is lossless: decoding misi's PNGs gives back exactly the rendered pixels.
 
-Pixels must never change when the encoding or the storage of images does (issue 27).  Checked on
+Pixels must never change when the encoding or the storage of images does.  Checked on
 arbitrary images through PIL, and on real renders decoded the way Hugging Face ``datasets`` decodes
 an ``Image`` cell, compared with the pixels of PNGs written at commit 1948be6 -- the fixtures in
 ``tests/render/data/`` (see its ``README.md``).

@@ -36,6 +36,7 @@ _FREE_ANSWERS = {
     "residue-ligand": ["Yes: ARG NH2, O1B; ARG NE, O2G", "No"],
     "docking": ["roll x 75, move x -14", "roll z -30, move x 21"],
     "pocket-ligand": ["ASN 460 ND2 A, O2; GLU 537 OE1 A, O2", "GLY 184A N ?, O1"],
+    "interaction-list": ["ARG 45 NE-NH1-NH2 A, O1-O2", "No"],
 }
 
 
@@ -68,6 +69,10 @@ def harness_row(task: str, split: str, k: int) -> dict:
         question = f"Item {item_id}. " + "; ".join(f"image {i + 1}: {r}" for i, r in enumerate(roles)) + ". What is it?"
     if task == "residue-ligand":
         meta = {"label": "negative" if answer == "No" else "positive"}
+    if task == "interaction-list":  # the metadata the answer comes from
+        recs = [] if answer == "No" else [{"type": "salt_bridge", "residue": "ARG 45 A",
+                                             "pocket_atoms": ["NE", "NH1", "NH2"], "ligand_atoms": ["O1", "O2"]}]
+        meta = {"interaction_type": "salt_bridge" if recs else "metal", "interactions": recs}
     images = [png(64, 48, 10 * k + i) for i in range(len(roles))]
     return dict(id=item_id, task=task, split=split, complex_id=f"c{k % 3:03d}", question=question, images=images,
                 image_roles=roles, options=options, answer=answer, metadata=json.dumps(meta))

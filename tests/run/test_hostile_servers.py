@@ -1,4 +1,4 @@
-"""``misi-run`` against hostile OpenAI-compatible servers on loopback (issue 24, points 2, 5, 12):
+"""``misi-run`` against hostile OpenAI-compatible servers on loopback:
 a reply trickled a byte at a time or a body that never ends is cut off by the request's total deadline
 or the body cap, and retried or failed like any other error; an API key the server echoes back never
 reaches a message or a file; a garbage reply is described as what it is."""

@@ -39,6 +39,12 @@ def synthetic_answer(task: str, k: int, rng: random.Random) -> tuple[str, list[s
         if k % 2:
             return "No", [], {"label": "negative"}
         return "Yes: ARG NH2, O1B; ARG NE, O2G" if k % 4 == 0 else "Yes: SER OG, O3'", [], {"label": "positive"}
+    if task == "interaction-list":  # a salt bridge, or a type the complex does not make
+        if k % 3 == 2:
+            return "No", [], {"interaction_type": "metal", "interactions": []}
+        rec = {"type": "salt_bridge", "residue": "ARG 45 A", "pocket_atoms": ["NE", "NH1", "NH2"],
+               "ligand_atoms": ["O1", "O2"]}
+        return "ARG 45 NE-NH1-NH2 A, O1-O2", [], {"interaction_type": "salt_bridge", "interactions": [rec]}
     # pocket-ligand: insertion codes and a blank chain ('?') included
     return ("ASN 460 ND2 A, O2; GLU 537 OE1 A, O2" if k % 2 == 0
             else "GLY 184A N ?, O1; HIS 57 NE2 B, N3"), [], {}

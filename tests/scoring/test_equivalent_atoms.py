@@ -1,4 +1,4 @@
-"""Symmetry-equivalent atoms score as the atom they stand for (issue 21, section 2), from metadata alone.
+"""Symmetry-equivalent atoms score as the atom they stand for, from metadata alone.
 
 Hand-made items and replies: the scorer reads the item's ``equivalent_atoms`` and nothing else.
 """

@@ -13,7 +13,7 @@ import pytest
 
 from misi_tasks.eval.cli import main
 from misi_tasks.eval.score import COLUMNS, ROTATION_RANGE_DEG, TRANSLATION_RANGE_A
-from misi_tasks.eval.baselines import RANDOM_ROTATION_DEG, RANDOM_TRANSLATION_A
+from misi_tasks.definitions.motion import RotationSpec, TranslationSpec
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -45,12 +45,12 @@ def test_oracle_scores_100_everywhere(capsys, tmp_path: Path, small_dataset: Pat
 
 def _expected_t1() -> float:
     """Exact expected T1 score of the random baseline for a uniform truth over the same values."""
-    pairs = list(product(RANDOM_TRANSLATION_A, repeat=2))
+    pairs = list(product(TranslationSpec().distances(), repeat=2))
     return 0.5 * sum(max(0, 1 - abs(a - b) / TRANSLATION_RANGE_A) for a, b in pairs) / len(pairs)
 
 
 def _expected_t2() -> float:
-    pairs = list(product(RANDOM_ROTATION_DEG, repeat=2))
+    pairs = list(product(RotationSpec().angles(), repeat=2))
     return sum(max(0, 1 - abs(a - b) / ROTATION_RANGE_DEG) for a, b in pairs) / len(pairs) / 3
 
 

@@ -1,4 +1,4 @@
-"""misi-eval and misi-export against the files of issue 24 (points 9 and 11): a ``.json`` nested
+"""misi-eval and misi-export against hostile files: a ``.json`` nested
 100,000 deep is one line, not a RecursionError; an existing output file (a dataset's card) is never
 replaced without ``--overwrite``; an export into the dataset folder is refused likewise."""
 

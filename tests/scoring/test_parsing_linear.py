@@ -49,6 +49,9 @@ _REAL = "Looking at both views the ligand moved.\n\nThe answer is roll x 75, mov
     ("residue-ligand", "Yes: " + "ARG NH2, O1B; " * (_N // 14), "Yes: ARG NH2, O1B"),
     ("residue-ligand", "yes" + " " * _N, None),
     ("pocket-ligand", "ARG 12 NH2 A" + " " * _N, None),
+    ("interaction-list", "ARG 12 NH2" + "-NH1" * (_N // 4) + " A", None),
+    ("interaction-list", "PHE 1 CG A, " + "C1 - " * (_N // 5) + "C2", "PHE 1 CG A, C1-C2"),
+    ("interaction-list", "LYS 5 NZ A, O1; " * (_N // 16), "LYS 5 NZ A, O1"),
     ("docking", "roll x 5 " + "and " * (_N // 4) + "move x 2", "roll x 5, move x 2"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else "")
 def test_long_adversarial_replies_parse(task, reply, expected):

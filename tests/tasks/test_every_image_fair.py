@@ -89,7 +89,7 @@ def _expected_states(item, scene, scenes):
         sub = c[(c.res_index == item.metadata["res_index"]) | c.is_ligand]
         frame = item.renders.images[0].frame
         return [(e, sub, False) for e in _views(sub.coord - frame.center, SIX_VIEWS)], []
-    if task in ("interaction-location", "pocket-ligand", "ring-stacking"):
+    if task in ("interaction-location", "pocket-ligand", "ring-stacking", "interaction-list"):
         return [(e, c, False) for e in _views(q, SIX_VIEWS)], []
     if task in ("translation-rotation", "rotation-rotation"):
         opts = item.metadata["options_canonical"]  # canonical order: the correct option first

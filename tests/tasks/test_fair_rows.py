@@ -1,4 +1,4 @@
-"""Done-when test of issue 21, sections 1-4: every answer is readable from its own rows.
+"""Fair items: every answer is readable from its own rows.
 
 All checks read the dataset rows (question, answer, options, PNG images, metadata) and the input
 files, never the generators' objects: the T9 chain is shown or stated; equivalent atoms are listed
@@ -272,11 +272,12 @@ def test_no_label_leaves_any_image_of_any_task(all_rows):
 
 
 def test_t1_t5_t8_state_the_scale_of_their_images(all_rows):
-    """Section 4: "1 Å is N px" with the scale of the camera the images are drawn with."""
+    """Section 4: "1 Å is N px" with the scale of the camera the images are drawn with (also X2,
+    whose types are defined in Å)."""
     seen = set()
     for row in all_rows:
         meta = _meta(row)
-        if row["task"] in ("translation", "interaction-location"):
+        if row["task"] in ("translation", "interaction-location", "interaction-list"):
             assert f"Scale: 1 Å is {meta['camera']['scale_px_per_A']:.1f} px in every image." in row["question"]
         elif row["task"] == "translation-rotation":
             c1, c2 = (round(meta[k]["scale_px_per_A"], 1) for k in ("camera", "query_camera"))
@@ -287,7 +288,7 @@ def test_t1_t5_t8_state_the_scale_of_their_images(all_rows):
             assert "Scale:" not in row["question"]
             continue
         seen.add(row["task"])
-    assert seen == {"translation", "translation-rotation", "interaction-location"}
+    assert seen == {"translation", "translation-rotation", "interaction-location", "interaction-list"}
 
 
 def test_t7_records_the_gap_it_draws(all_rows, complexes):

@@ -11,8 +11,9 @@ import pytest
 
 from misi_geom import SIX_VIEWS, find_hbonds
 from ..hbond_text import format_t9
+from ..render.reference_labels import label_requests
 from misi_render import atom_radii, render_views
-from misi_render.labels import LIGAND_LABEL_RULE, label_requests
+from misi_render.labels import LIGAND_LABEL_RULE
 from misi_tasks.engine.generate import generate_items
 from misi_tasks.eval.parse import parse_answer
 

@@ -1,4 +1,4 @@
-"""misi-gen's output folder under the faults of issue 24 (points 3 and 4): one run per real folder,
+"""misi-gen's output folder under faults: one run per real folder,
 whatever path names it (a symlink, a bind mount); a foreign folder, however big, is refused after one
 look at its top level and nothing is created beside it; ``--out /`` is refused in one line."""
 

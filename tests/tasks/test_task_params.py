@@ -198,6 +198,13 @@ def _docking_step(rows):
     assert {abs(int(p.roll.angle_deg)) % 30 for p in _random_replies(rows)} == {0}
 
 
+def _no_none_items(rows):
+    """X2 with none_share 0: every item asks a type the complex makes, and the random baseline
+    never answers No."""
+    assert rows and all(r["answer"] != "No" and _meta(r)["label"] == "positive" for r in rows)
+    assert all(p.contacts for p in _random_replies(rows))
+
+
 #: (task, parameter) -> (value, check of the rows, or of the TaskSkipped the value must cause)
 CASES = {
     ("translation", "max_distance"): (7, _translation_max_distance),
@@ -226,6 +233,8 @@ CASES = {
     ("translation", "state_scale"): (False, _no_scale),
     ("translation-rotation", "state_scale"): (False, _no_scale),
     ("interaction-location", "state_scale"): (False, _no_scale),
+    ("interaction-list", "state_scale"): (False, _no_scale),
+    ("interaction-list", "none_share"): (0.0, _no_none_items),
     ("docking", "max_angle"): (45, _docking_max_angle),
     ("docking", "step"): (30, _docking_step),
 }
@@ -275,6 +284,7 @@ def test_count_travels_with_the_items(scenes):
     ("rotation", {"max_angle": 90.5}, "must be a whole number"),
     ("translation", {"axes": []}, "non-empty list"),
     ("interaction-location", {"decoy_margin_A": -0.1}, r"decoy_margin_A must be in \[0, 2\]"),
+    ("interaction-list", {"none_share": 0.95}, r"none_share must be in \[0, 0.9\]"),
 ])
 def test_invalid_parameters_are_refused_with_a_clear_message(task, params, message):
     with pytest.raises(ValueError, match=message):

@@ -1,5 +1,5 @@
 """Fixtures for the gallery tests: the bundled samples generated once (all tasks, 256 px: at 128 px the
-label check of issue 21 drops most T8/T9 items, whose labels cannot be legible there), with a
+label check drops most T8/T9 items, whose labels cannot be legible there), with a
 random baseline's predictions beside them."""
 
 from __future__ import annotations

@@ -157,3 +157,18 @@ def test_many_complexes_give_histograms():
     fig = card_figures._atoms_figure(counts)
     assert len(fig.axes) == 2
     assert sum(p.get_height() for p in fig.axes[0].patches) == len(counts)  # every complex counted once
+
+
+def test_contact_list_answers_are_counted_per_item():
+    """X2's answers (contact lists) draw one bar per number of contacts, 'No' for the empty list."""
+    from misi_tasks.definitions.answers import ContactList
+    from misi_tasks._mpl import new_figure
+
+    parsed = [ContactList(()), ContactList(()), ContactList(("ARG 45 NH1 A, O1",)),
+              ContactList(("ARG 45 NH1 A, O1", "GLU 7 OE1 A, N2", "LYS 9 NZ A, O3"))]
+    fig = new_figure(4, 3)
+    ax = fig.add_subplot(111)
+    card_figures._answer_panel(ax, parsed)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["No", "1", "2", "3"]
+    assert [p.get_height() for p in ax.patches] == [2, 1, 0, 1]
+    assert "contacts" in ax.get_xlabel()

@@ -1,4 +1,4 @@
-"""``misi-audit``: a dataset that proves its own fairness (issue 21 §6).
+"""``misi-audit``: a dataset that proves its own fairness.
 
 For every item the audit re-derives the answer along a second path, independent of the generator's
 code: its own projection from the item's recorded camera (:mod:`.geometry`) finds the atoms in the

@@ -49,7 +49,7 @@ _ROW_GROUP_SIZE = 16
 #: took 6.5 % (write_shard 0.82 -> 0.46 ms per image, 0.41 without compression).  Text columns
 #: keep level 1.
 #:
-#: The PNG bytes are dictionary-encoded (issue 27): items of one complex share its canonical views
+#: The PNG bytes are dictionary-encoded: items of one complex share its canonical views
 #: (T1-T3, T5, T6 show the same reference image in several items), and a dictionary stores each
 #: distinct image of a row group once, the rows referring to it by index -- about 25-30 % of the
 #: image bytes on the dev complexes (``benchmarks/bench_generate.py --against``, docs/performance.md).

@@ -14,6 +14,7 @@ T7                     ``roll x 75, move x -14``                     :class:`Doc
 T4                     ``No`` / ``Yes: ARG NH2, O1B; ARG NE, O2G``   :class:`BondList`
 T9                     ``ASN 460 ND2 A, O2; GLU 184A OE1 ?, O2``     :class:`BondList`
 T5, T6, T8             ``C`` (T8 options: ``move x 7, move y 5``)    :class:`Choice`
+X2                     ``ARG 45 NE-NH1-NH2 A, O1-O2`` / ``No``       :class:`ContactList`
 =====================  ============================================  =======================
 
 Reading is lenient (case, extra spaces, ``Move X by -3 Å``, ``roll Y 30°``, ``The answer is **C**.``;
@@ -30,22 +31,26 @@ Roll(axis='y', angle_deg=-30.0)
 'Yes: ARG NH2, O1B; ARG NE, O2G'
 >>> bond_t9("GLU", "184A", "OE1", "", "O2")
 'GLU 184A OE1 ?, O2'
+>>> ContactList.parse("phe 120 CZ-CG-CD1-CD2-CE1-CE2 A, C6/C1/C2/C3/C4/C5").text
+'PHE 120 CD1-CD2-CE1-CE2-CG-CZ A, C1-C2-C3-C4-C5-C6'
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+import re
 from dataclasses import dataclass
 from typing import Any, Union
 
 from misi_tasks.definitions.reply_text import (
-    BOND4_RE, BOND9_RE, DOCK_RE, LIST9_RE, MC_STRONG_RE, MC_WEAK_RE, MOVE_RE, NO_RE, ROLL_RE, YES4_RE,
+    BOND4_RE, BOND9_RE, CONTACT_RE, DOCK_RE, LIST9_RE, LISTX_RE, MC_STRONG_RE, MC_WEAK_RE, MOVE_RE, NO_RE,
+    ROLL_RE, YES4_RE,
     normalize_bond, pick_match, prepare_reply, to_number,
 )
 
 __all__ = [
-    "ANSWER_TYPES", "BondList", "Choice", "Command", "Docking", "Move", "ParsedAnswer", "Roll",
-    "bond_t4", "bond_t9", "format_commands", "format_number",
+    "BondList", "Choice", "Command", "ContactList", "Docking", "Move", "ParsedAnswer", "Roll",
+    "atom_order", "bond_t4", "bond_t9", "contact_text", "format_commands", "format_number", "split_contact",
 ]
 
 
@@ -220,6 +225,96 @@ class BondList:
         return cls.find(prepare_reply(reply), pick=pick, options=options, with_yes=with_yes)
 
 
+def atom_order(name: str) -> tuple:
+    """Sort key of an atom name in *natural* order: letters, then the number (``C2`` before ``C10``).
+
+    >>> sorted(["C10", "C2", "CA", "C1"], key=atom_order)
+    ['C1', 'C2', 'C10', 'CA']
+    """
+    return tuple(int(p) if k % 2 else p for k, p in enumerate(re.split(r"(\d+)", name)))
+
+
+def _side(atoms: Any) -> str:
+    names = {a.strip().upper() for a in (re.split(r"[-/]", atoms) if isinstance(atoms, str) else atoms)}
+    return "-".join(sorted((a for a in names if a), key=atom_order))
+
+
+def contact_text(res_name: str, res_num: str, pocket_atoms: Any, chain: str, ligand_atoms: Any) -> str:
+    """One X2 contact in its canonical, order-free form: ``"ARG 45 NE-NH1-NH2 A, O1-O2"``.
+
+    Each side is a set of atom names (a sequence, or a string joined by ``-`` or ``/``), written in
+    natural order (:func:`atom_order`) joined by ``-``, upper case; a blank chain is ``?``.
+
+    >>> contact_text("lys", "15", ["NZ"], "", "P/O1P/O5'")
+    "LYS 15 NZ ?, O1P-O5'-P"
+    """
+    return f"{res_name.upper()} {res_num.upper()} {_side(pocket_atoms)} {(chain or '?').upper()}, {_side(ligand_atoms)}"
+
+
+def split_contact(contact: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """A canonical contact as (residue ``"ARG 45 A"``, pocket atom names, ligand atom names)."""
+    left, _, right = contact.partition(", ")
+    name, num, atoms, chain = left.split(" ")
+    return f"{name} {num} {chain}", tuple(atoms.split("-")), tuple(right.split("-"))
+
+
+@dataclass(frozen=True)
+class ContactList:
+    """X2: every contact of one interaction type between pocket and ligand; empty = ``No`` (T4's word;
+    a reply ``None`` reads the same.  Not ``None``: pandas, and so VLMEvalKit, read that as a missing
+    value).
+
+    A contact is T9's bond with each side a set of atoms: ``RES NUM ATOMS CHAIN, ATOMS`` where ATOMS
+    is one atom name or several joined by ``-`` (a ring, a charged group).  Contacts are kept in
+    their canonical form (:func:`contact_text`: sides sorted, upper case; made so on construction),
+    unique and sorted, so two lists compare as sets and the text is order-free.  Which atoms must be
+    named (every atom of a ring; any atom of a charged group) is the scorer's business
+    (:func:`misi_tasks.definitions.equivalence.canonical_contact_list`).
+    """
+
+    contacts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        canon = set()
+        for contact in self.contacts:
+            m = CONTACT_RE.fullmatch(" ".join(contact.split()))
+            if m is None:
+                raise ValueError(f"not a contact of the form 'RES NUM ATOMS CHAIN, ATOMS': {contact!r}")
+            canon.add(contact_text(*m.groups()))
+        object.__setattr__(self, "contacts", tuple(sorted(canon, key=_contact_order)))
+
+    def __str__(self) -> str:
+        return "; ".join(self.contacts) if self.contacts else "No"
+
+    @property
+    def text(self) -> str:
+        """The canonical answer text."""
+        return str(self)
+
+    @classmethod
+    def find(cls, text: str, *, pick: str = "last", options: Sequence[str] = ()) -> "ContactList | None":
+        """The last (or first) complete contact list (or ``No`` / ``None``) in a prepared reply."""
+        found = pick_match([LISTX_RE, NO_RE], text, pick)
+        if found is None:
+            return None
+        if found[0] == 1:  # a "No" inside the last list is an atom name (e.g. NO), not the answer
+            listed = pick_match([LISTX_RE], text, pick)
+            if listed is not None and listed[1].start() <= found[1].start() < listed[1].end():
+                found = listed
+        if found[0] == 1:
+            return cls(())
+        return cls(tuple(m.group() for m in CONTACT_RE.finditer(found[1].group(1))))
+
+    @classmethod
+    def parse(cls, reply: str, *, pick: str = "last", options: Sequence[str] = ()) -> "ContactList | None":
+        """:meth:`find` on a raw reply."""
+        return cls.find(prepare_reply(reply), pick=pick, options=options)
+
+
+def _contact_order(contact: str) -> tuple:
+    return tuple(atom_order(p) for p in contact.split(" "))
+
+
 @dataclass(frozen=True)
 class Choice:
     """A multiple-choice letter ``A`` ... ``D``.
@@ -256,6 +351,4 @@ class Choice:
         return cls.find(prepare_reply(reply), pick=pick, options=options)
 
 
-ParsedAnswer = Union[Move, Roll, Docking, BondList, Choice]
-#: Every answer value type.
-ANSWER_TYPES: tuple[type, ...] = (Move, Roll, Docking, BondList, Choice)
+ParsedAnswer = Union[Move, Roll, Docking, BondList, ContactList, Choice]

@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from misi_tasks.definitions.answers import BondList
+from misi_tasks.definitions.answers import BondList, ContactList, contact_text, split_contact
 
-__all__ = ["SIDE_CHAIN_EQUIVALENTS", "side_chain_siblings", "canonical_bond_list", "equivalence_map"]
+__all__ = ["SIDE_CHAIN_EQUIVALENTS", "side_chain_siblings", "canonical_bond_list", "canonical_contact_list",
+           "equivalence_map", "ring_sides"]
 
 #: Side-chain atoms a reader of the images cannot tell apart (the same chemistry, names set by a
 #: naming convention the pixels do not show), per residue name.
@@ -84,3 +85,63 @@ def canonical_bond_list(answer: BondList, classes: Sequence[Sequence[str]]) -> B
         seen[text] = seen.get(text, 0) + 1
         bonds.append(text if seen[text] == 1 else f"{text} #{seen[text]}")
     return BondList(tuple(bonds), answer.with_yes)
+
+
+#: X2: the group kinds written as rings (named by every atom); the others are charged groups and
+#: single atoms (named by any of their atoms).
+RING_ROLES = frozenset({"ring"})
+
+
+def ring_sides(record: Mapping[str, object]) -> tuple[bool, bool]:
+    """Whether the pocket and the ligand side of a contact record (``misi-interactions`` JSON form)
+    are rings: both for ``pi_stacking``; the side whose role is ``ring`` for ``cation_pi``."""
+    if record.get("type") == "pi_stacking":
+        return True, True
+    return record.get("pocket_role") in RING_ROLES, record.get("ligand_role") in RING_ROLES
+
+
+def canonical_contact_list(answer: ContactList, classes: Sequence[Sequence[str]],
+                           records: Sequence[Mapping[str, object]]) -> ContactList:
+    """X2: ``answer`` with every contact that names a true contact replaced by that contact's text.
+
+    ``classes`` are the item's ``equivalent_atoms`` (pocket atoms written ``"ASP 29 OD1 A"``, ligand
+    atoms by name), ``records`` its ``interactions`` (the true contacts).  Both sides are compared
+    after mapping every atom to its class's first member; a listed contact names a true one when
+    the residue is the same and each side names that side: a ring by all its atoms (the same set),
+    a charged group or single atom by any non-empty subset of its atoms.  The first true contact
+    (in ``records`` order) it names wins; a contact naming none stays as listed (mapped).  The
+    result compares with the truth's as sets (:func:`~misi_tasks.definitions.metrics.contact_f1`).
+
+    >>> recs = [{"type": "salt_bridge", "residue": "ARG 10 A", "pocket_atoms": ["NE", "NH1", "NH2"],
+    ...          "ligand_atoms": ["O1", "O2"]}]
+    >>> canonical_contact_list(ContactList.parse("ARG 10 NH2 A, O2"), [], recs).text
+    'ARG 10 NE-NH1-NH2 A, O1-O2'
+    """
+    canon = equivalence_map(classes)
+
+    def mapped(residue: str, pocket: Sequence[str], ligand: Sequence[str]) -> tuple[str, frozenset, frozenset]:
+        name, num, chain = residue.split(" ")
+        p = frozenset(canon.get(f"{name} {num} {a} {chain}", f"{name} {num} {a} {chain}").split(" ")[2]
+                      for a in pocket)
+        return residue, p, frozenset(canon.get(a, a) for a in ligand)
+
+    truths = []
+    for rec in records:
+        name, num, chain = str(rec["residue"]).upper().split(" ")
+        residue = f"{name} {num} {chain or '?'}"
+        pocket = [str(a).upper() for a in rec["pocket_atoms"]]  # type: ignore[union-attr]
+        ligand = [str(a).upper() for a in rec["ligand_atoms"]]  # type: ignore[union-attr]
+        truths.append((mapped(residue, pocket, ligand), ring_sides(rec)))
+
+    def names(side: frozenset, ring: bool, listed: frozenset) -> bool:
+        return listed == side if ring else bool(listed) and listed <= side
+
+    out = []
+    for contact in answer.contacts:
+        residue, p, lig = mapped(*split_contact(contact))
+        hit = next(((r, tp, tl) for (r, tp, tl), (pr, lr) in truths
+                    if r == residue and names(tp, pr, p) and names(tl, lr, lig)), None)
+        r, tp, tl = hit or (residue, p, lig)
+        name, num, chain = r.split(" ")
+        out.append(contact_text(name, num, sorted(tp), chain, sorted(tl)))
+    return ContactList(tuple(out))

@@ -11,14 +11,16 @@ Examples
 0.9167
 >>> bond_score(BondList(("A B, C", "A D, E")), BondList(("A B, C",)))   # every true bond plus one
 0.5
+>>> round(contact_f1(ContactList(("ARG 1 NZ A, O1", "ARG 2 NZ A, O1")), ContactList(("ARG 1 NZ A, O1",))), 4)
+0.6667
 """
 
 from __future__ import annotations
 
-from misi_tasks.definitions.answers import BondList, Docking, Move, ParsedAnswer, Roll
+from misi_tasks.definitions.answers import BondList, ContactList, Docking, Move, ParsedAnswer, Roll
 
 __all__ = [
-    "BOND_OVERLIST_FACTOR", "BOND_SUPERSET_SCORE", "bond_score", "docking_score", "exact_score",
+    "BOND_OVERLIST_FACTOR", "BOND_SUPERSET_SCORE", "bond_score", "contact_f1", "docking_score", "exact_score",
     "linear_score", "move_score", "roll_score", "same_answer",
 ]
 
@@ -75,10 +77,25 @@ def bond_score(pred: BondList, truth: BondList) -> float:
     return len(t & p) / len(t)
 
 
+def contact_f1(pred: ContactList, truth: ContactList) -> float:
+    """X2: the F1 of the listed contacts against the true ones, as sets (both canonical, see
+    :func:`misi_tasks.definitions.equivalence.canonical_contact_list`): ``2 |P ∩ T| / (|P| + |T|)``.
+
+    With no true contact (answer ``No``) the score is 1 for ``No`` and 0 otherwise.
+    """
+    p, t = set(pred.contacts), set(truth.contacts)
+    if not t or not p:
+        return 1.0 if p == t else 0.0
+    hits = len(p & t)
+    return 2 * hits / (len(p) + len(t))
+
+
 def same_answer(pred: ParsedAnswer, truth: ParsedAnswer) -> bool:
     """Exact match: the same text (bond lists as sets)."""
     if isinstance(pred, BondList) and isinstance(truth, BondList):
         return set(pred.bonds) == set(truth.bonds)
+    if isinstance(pred, ContactList) and isinstance(truth, ContactList):
+        return set(pred.contacts) == set(truth.contacts)
     return type(pred) is type(truth) and pred.text == truth.text
 
 

@@ -35,7 +35,7 @@ doctest runner may run it, holds no specs):
 >>> resolve_task("T1"), resolve_task("rotation")
 ('translation', 'rotation')
 >>> report_columns()                  # every registered task: the paper's nine, then the extended suite
-('T1', 'T2', 'T3', 'T4+', 'T4-', 'T5', 'T6', 'T7', 'T8', 'T9', 'X1', 'X3')
+('T1', 'T2', 'T3', 'T4+', 'T4-', 'T5', 'T6', 'T7', 'T8', 'T9', 'X1', 'X2', 'X3')
 >>> paper_average_columns()
 ('T1', 'T2', 'T3', 'T4+', 'T4-', 'T7', 'T8', 'T9')
 >>> task_spec("T1").max_distance, task_spec("translation", {"max_distance": 7}).max_distance

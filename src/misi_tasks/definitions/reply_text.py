@@ -21,7 +21,8 @@ from collections.abc import Sequence
 
 __all__ = [
     "DOCK_RE", "LIST9_RE", "MC_STRONG_RE", "MC_WEAK_RE", "MOVE_RE", "NO_RE", "ROLL_RE", "YES4_RE",
-    "BOND4_RE", "BOND9_RE", "normalize_bond", "normalize_reply", "pick_match", "prepare_reply", "to_number",
+    "BOND4_RE", "BOND9_RE", "CONTACT_RE", "LISTX_RE", "normalize_bond", "normalize_reply", "pick_match",
+    "prepare_reply", "to_number",
 ]
 
 # ---------------------------------------------------------------- normalisation
@@ -96,10 +97,16 @@ _SEP = rf"(?:\s*[;,.]?[ \t]*\n\s*{_BULLET}|\s*[;,]\s*(?:and\s+)?|\s+and\s+)"
 _BOND4 = rf"([A-Za-z0-9]{{1,4}})(?:\s+-?\d+[A-Za-z]?)?\s+({_ATOM})\s*,\s*({_ATOM})"
 # T9 bond: residue name, number with optional insertion code, atom, chain ('?' = blank), ligand atom
 _BOND9 = rf"([A-Za-z0-9]{{1,4}})\s+(-?\d+[A-Za-z]?)\s+({_ATOM})\s+([A-Za-z0-9?]{{1,2}})\s*,\s*({_ATOM})"
+# X2 contact: a T9 bond whose two sides may each be several atoms joined by '-' (or '/'): a charged
+# group or a ring, ``PHE 120 CG-CD1-CD2-CE1-CE2-CZ A, C1-C2-C3-C4-C5-C6``
+_SIDE = rf"{_ATOM}(?:[ \t]*[-/][ \t]*{_ATOM})*"
+_CONTACT = rf"([A-Za-z0-9]{{1,4}})\s+(-?\d+[A-Za-z]?)\s+({_SIDE})\s+([A-Za-z0-9?]{{1,2}})\s*,\s*({_SIDE})"
 BOND4_RE = re.compile(_BOND4, re.I)
 BOND9_RE = re.compile(_BOND9, re.I)
 YES4_RE = re.compile(rf"\byes\b\s*[:,.\-]?\s*{_BULLET}((?:{_BOND4})(?:{_SEP}(?:{_BOND4}))*)", re.I)
 LIST9_RE = re.compile(rf"(?<![A-Za-z0-9])((?:{_BOND9})(?:{_SEP}(?:{_BOND9}))*)", re.I)
+CONTACT_RE = re.compile(_CONTACT, re.I)
+LISTX_RE = re.compile(rf"(?<![A-Za-z0-9])((?:{_CONTACT})(?:{_SEP}(?:{_CONTACT}))*)", re.I)
 NO_RE = re.compile(
     r"\b(?:no|none)\b(?=[ \t]*(?:$|[.,;:!)\]\"']))"          # 'No' closing a phrase: "No.", "**No**"
     r"|\A\W*no\b"                                           # a reply that starts with 'No'

@@ -29,7 +29,8 @@ from dataclasses import MISSING, dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from misi_tasks.definitions.answers import Choice, ParsedAnswer
+from misi_tasks.definitions.answers import BondList, Choice, ParsedAnswer
+from misi_tasks.definitions.equivalence import canonical_bond_list
 from misi_tasks.definitions.metrics import exact_score
 from misi_tasks.definitions.registry import register
 
@@ -196,6 +197,15 @@ class TaskSpec:
     def parse(self, reply: str, *, options: Sequence[str] = (), pick: str = "last") -> ParsedAnswer | None:
         """The answer of this task's form in a free-text reply, or None."""
         return self.answer.parse(reply, pick=pick, options=options, **self.answer_kw)
+
+    def canonical(self, answer: ParsedAnswer, metadata: Mapping[str, Any]) -> ParsedAnswer:
+        """``answer`` (a reply's or the truth's) in the form the scorer compares, given the item's
+        metadata: by default a bond list with every atom of the item's ``equivalent_atoms`` classes
+        replaced by its class's first member (T4/T9, :func:`canonical_bond_list`), else unchanged."""
+        classes = metadata.get("equivalent_atoms")
+        if classes and isinstance(answer, BondList):
+            return canonical_bond_list(answer, classes)
+        return answer
 
     def score(self, pred: ParsedAnswer, truth: ParsedAnswer) -> float:
         """The metric, in [0, 1], of a parsed prediction of the right type against the truth."""

@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from misi_tasks.definitions.registry import SPLITS, task_codes, task_names
 from misi_tasks.eval.parse import parse_answer
-from misi_tasks.definitions.answers import BondList, Choice, Docking, Move, Roll
+from misi_tasks.definitions.answers import BondList, Choice, ContactList, Docking, Move, Roll
 
 __all__ = ["FIGURES_DIR", "card_figures_markdown", "heavy_atom_counts", "heavy_atoms", "write_card_figures"]
 
@@ -152,6 +152,11 @@ def _answer_panel(ax, parsed: list[Any]) -> None:
         levels = list(range(min(c), max(c) + 1))
         _bars(ax, [str(n) for n in levels], {"complexes": [c[n] for n in levels]})
         ax.set_xlabel("H-bonds per complex", fontsize=8)
+    elif kind is ContactList:  # every contact of one interaction type
+        c = Counter(len(p.contacts) for p in parsed)
+        levels = list(range(min(c), max(c) + 1))
+        _bars(ax, ["No" if n == 0 else str(n) for n in levels], {"items": [c[n] for n in levels]})
+        ax.set_xlabel("contacts listed per item", fontsize=8)
     else:
         ax.text(0.5, 0.5, "answers of mixed or unknown form", ha="center", va="center", transform=ax.transAxes)
     ax.tick_params(labelsize=7)

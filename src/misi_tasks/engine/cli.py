@@ -211,9 +211,22 @@ def _config(args: argparse.Namespace, input_dir: Path, tasks: tuple[str, ...],
 
 def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str, dict[str, Any]],
               remote_in: str | None, remote_out: str | None, stage: Path | None) -> int:
+    """The body of ``misi-gen``: stage the input, then check it or generate (audit, upload)."""
+    input_dir, input_version = _staged_input(args, remote_in, remote_out, stage)
+    if args.check:
+        return _check(input_dir, args)
+    cfg = _config(args, input_dir, tasks, params, input_version)
+    _run_generation(cfg, quiet=args.quiet)
+    audit_status = _audit(cfg, args) if args.audit else 0  # before an upload, so the card carries its counts
+    _publish(cfg.out_dir, remote_out, overwrite=args.overwrite)
+    return audit_status
+
+
+def _staged_input(args: argparse.Namespace, remote_in: str | None, remote_out: str | None,
+                  stage: Path | None) -> tuple[Path, str | None]:
+    """The input folder (downloaded into ``stage`` when remote; the bundled samples by default) and
+    the remote input's version; checks a remote output address before any work."""
     from misi_geom.samples import sample_root
-    from misi_tasks.engine._malloc import image_maker_memory
-    from misi_tasks.engine.generate import TINY_PER_TASK, NoComplexLoaded, generate_dataset
 
     try:
         if remote_out:
@@ -223,13 +236,18 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
         input_version = staged_version(remote_in, stage / "input") if remote_in and stage else None
     except (RemoteError, OSError) as exc:
         raise CliError(" ".join(str(exc).split())) from None
-    if args.check:
-        return _check(input_dir, args)
-    cfg = _config(args, input_dir, tasks, params, input_version)
+    return input_dir, input_version
+
+
+def _run_generation(cfg: "GenerateConfig", quiet: bool) -> None:
+    """:func:`~misi_tasks.engine.generate.generate_dataset` and its summary, failures as :class:`CliError`."""
+    from misi_tasks.engine._malloc import image_maker_memory
+    from misi_tasks.engine.generate import TINY_PER_TASK, NoComplexLoaded, generate_dataset
+
     if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
         image_maker_memory()
     try:
-        summary = generate_dataset(cfg, progress=not args.quiet)
+        summary = generate_dataset(cfg, progress=not quiet)
     except NoComplexLoaded as exc:  # the usual summary, with every complex's reason, then the error
         print(exc.summary.format())
         raise CliError(str(exc), status=EXIT_FAILED) from None
@@ -240,16 +258,18 @@ def _generate(args: argparse.Namespace, tasks: tuple[str, ...], params: dict[str
         for (task, split), n in sorted(summary.items.items()):
             if n < TINY_PER_TASK:
                 print(f"note: --tiny: only {n} {task} items exist in the {split} split (fewer than {TINY_PER_TASK})")
-    audit_status = _audit(cfg, args) if args.audit else 0  # before an upload, so the card carries its counts
+
+
+def _publish(out_dir: Path, remote_out: str | None, overwrite: bool) -> None:
+    """Say where the dataset is, after uploading it to ``remote_out`` if given."""
     if not remote_out:
-        print(f"dataset written to {cfg.out_dir}")
-        return audit_status
+        print(f"dataset written to {out_dir}")
+        return
     try:
-        files = upload_output(cfg.out_dir, remote_out, overwrite=args.overwrite)
+        files = upload_output(out_dir, remote_out, overwrite=overwrite)
     except (RemoteError, OSError) as exc:
-        raise CliError(f"{' '.join(str(exc).split())} (the dataset is complete in {cfg.out_dir}; rerun to upload)") from None
-    print(f"dataset written to {cfg.out_dir} and uploaded to {remote_out} ({len(files)} files)")
-    return audit_status
+        raise CliError(f"{' '.join(str(exc).split())} (the dataset is complete in {out_dir}; rerun to upload)") from None
+    print(f"dataset written to {out_dir} and uploaded to {remote_out} ({len(files)} files)")
 
 
 def _audit(cfg, args: argparse.Namespace) -> int:

@@ -3,10 +3,18 @@ garbage collector, the image allocator), loading one complex, and generating one
 straight into its shards.
 
 A worker's state is a :class:`Worker` object: its cache of the last few complexes loaded (so that
-T5's partners are not loaded again for every complex) and whether it has loaded the kernels.  The
-job functions the backends call by name (:func:`check_complex`, :func:`process_group`) use this
-process's worker, :data:`THIS_PROCESS`, and pass it on explicitly.  Neither piece of state changes
-what a job produces.
+T5's partners are not loaded again for every complex) and whether it has loaded the kernels.
+Neither piece of state changes what a job produces.  Every function that uses a worker takes it
+as an argument (:meth:`Worker.check_complex`, :meth:`Worker.process_group`), so a test or a
+notebook makes its own.
+
+The one process-wide object is :data:`THIS_PROCESS`, by the backend protocol
+(:class:`misi_tasks.engine.backends.base.Backend`): a backend runs a job as ``fn(job)`` with ``fn``
+a module-level function that its worker processes import by name (a spawned pool process, a Ray
+worker), and ``setup`` once per process before the first job.  So the job functions
+(:func:`check_complex`, :func:`process_group`) and the set-up (:func:`init_worker`) are thin
+module-level wrappers that hand this process's worker to the methods; with the in-process backend
+(one worker) it is the driver's own.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ if TYPE_CHECKING:
     from misi_tasks.engine.config import GenerateConfig
 
 __all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_worker", "process_group",
-           "scene_loader", "warm_up_once"]
+           "warm_up_once"]
 
 
 class Worker:
@@ -73,14 +81,73 @@ class Worker:
             self.warm = _warm_up(block)
         return self.warm
 
+    def check_complex(self, args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
+        """Load one complex: (id, None, (pocket, ligand) heavy atoms for the card's figure) or
+        (id, one-line reason it cannot be used, None)."""
+        cid, source, options = args
+        try:
+            scene = self.scene_loader({cid: source}, options)(cid)
+        except OSError:
+            raise  # a full disk or a vanished input folder stops the run (and it resumes)
+        except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
+            return cid, _one_line(exc, _where(source)), None
+        return cid, None, heavy_atoms(scene.source)
 
-#: This process's worker, used by the job functions the backends call by name.
+    def process_group(self, args: tuple) -> dict[str, Any]:
+        """Generate one group of complexes (:class:`~misi_tasks.engine.shards.Group`) and write its
+        shards, one per task, each image once; returns the group's report (a small JSON-able dict).
+
+        ``args`` is ``(cfg, group, complexes, dirs, partner ids, base)``: ``complexes`` are the group's
+        complexes that loaded, ``base`` the folder whose ``data/`` receives the shards (``OUT``, or the
+        work folder for ``--tiny``).  The shards appear together at the end (each atomically); a complex
+        that fails is left out and reported (``failed``), the others' rows still land.  The report:
+        ``{"group", "shards", "failed": {id: why}, "skips": {task: ["id: why"]}, "items": {task: n},
+        "images": {task: n}}``.
+        """
+        cfg, group, complexes, dirs, partner_ids, base = args
+        self.warm_up()
+        mc = set(mc_tasks())
+        report: dict[str, Any] = {"group": group.key, "failed": {}, "skips": {t: [] for t in cfg.tasks},
+                                  "items": dict.fromkeys(cfg.tasks, 0), "images": dict.fromkeys(cfg.tasks, 0),
+                                  "shards": [group.shard(Path(), t).as_posix() for t in cfg.tasks]}
+        writers: dict[str, ShardWriter] = {}
+        try:
+            for task in cfg.tasks:
+                writers[task] = ShardWriter(group.shard(base, task))
+            load = self.scene_loader(dirs, cfg.options)
+            for cid in complexes:
+                try:
+                    scene = load(cid)
+                    save_provenance(cfg.out_dir, cid, scene.provenance)
+                except OSError:
+                    raise  # a full disk or a vanished input folder stops the run (and it resumes)
+                except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
+                    report["failed"][cid] = _one_line(exc, _where(dirs[cid]))
+                    continue
+                ctx = GenContext(seed=cfg.seed, split=group.split, options=cfg.options,
+                                 partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
+                for task in cfg.tasks:
+                    items, why = _task_items(cfg, task, scene, ctx, dirs[cid])
+                    if why:
+                        report["skips"][task].append(f"{cid}: {why}")
+                    if not items:
+                        continue
+                    letters = complex_letters(len(items), cfg.seed, task, group.split, cid) if task in mc else None
+                    writers[task].write((item.assign_letter(letters[k]) if letters else item).to_row()
+                                        for k, item in enumerate(items))
+                    report["items"][task] += len(items)
+                    report["images"][task] += sum(len(i.images) + len(i.option_images) for i in items)
+                    del items
+            for task in cfg.tasks:
+                writers.pop(task).close()
+        finally:
+            for writer in writers.values():  # an error before every shard was closed: none is left half-made
+                writer.discard()
+        return report
+
+
+#: This process's worker (see the module docstring: the backends call job functions by name).
 THIS_PROCESS = Worker()
-
-
-def scene_loader(dirs: dict[str, Any], options: RenderOptions) -> Callable[[str], Scene]:
-    """:meth:`Worker.scene_loader` of this process's worker."""
-    return THIS_PROCESS.scene_loader(dirs, options)
 
 
 def _compile_lock_path() -> Path:
@@ -105,7 +172,8 @@ def _load_kernels() -> None:
 
 
 def warm_up_once(block: bool = True) -> bool:
-    """Load the numba kernels (render, decoy check), compiling them only if no other process is doing so.
+    """Load the numba kernels (render, decoy check) for this process's worker, compiling them only
+    if no other process is doing so.
 
     Kernels are compiled under an exclusive lock (:func:`_compile_lock_path`), so on a cold cache
     the first worker compiles them and writes numba's cache while the others wait and then load
@@ -142,7 +210,7 @@ def _warm_up(block: bool) -> bool:
 
 
 def init_worker() -> None:
-    """Load the render kernels once per worker (numba cache) before the first complex, unless
+    """Set-up of a worker process (the backends' ``setup``): load the render kernels once per worker (numba cache) before the first complex, unless
     another worker is compiling them (then this one loads complexes and warms up before its first
     complex, see :func:`warm_up_once`).  Ctrl-C is left to the parent (one line, no traceback
     per worker)."""
@@ -176,69 +244,13 @@ def _where(source: Any) -> Path | str:
 
 
 def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]:
-    """Load one complex (in a worker): (id, None, (pocket, ligand) heavy atoms for the card's figure)
-    or (id, one-line reason it cannot be used, None)."""
-    cid, source, options = args
-    try:
-        scene = THIS_PROCESS.scene_loader({cid: source}, options)(cid)
-    except OSError:
-        raise  # a full disk or a vanished input folder stops the run (and it resumes)
-    except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
-        return cid, _one_line(exc, _where(source)), None
-    return cid, None, heavy_atoms(scene.source)
+    """Job function: :meth:`Worker.check_complex` of this process's worker."""
+    return THIS_PROCESS.check_complex(args)
 
 
 def process_group(args: tuple) -> dict[str, Any]:
-    """Generate one group of complexes (:class:`~misi_tasks.engine.shards.Group`) and write its
-    shards, one per task, each image once; returns the group's report (a small JSON-able dict).
-
-    ``args`` is ``(cfg, group, complexes, dirs, partner ids, base)``: ``complexes`` are the group's
-    complexes that loaded, ``base`` the folder whose ``data/`` receives the shards (``OUT``, or the
-    work folder for ``--tiny``).  The shards appear together at the end (each atomically); a complex
-    that fails is left out and reported (``failed``), the others' rows still land.  The report:
-    ``{"group", "shards", "failed": {id: why}, "skips": {task: ["id: why"]}, "items": {task: n},
-    "images": {task: n}}``.
-    """
-    cfg, group, complexes, dirs, partner_ids, base = args
-    THIS_PROCESS.warm_up()
-    mc = set(mc_tasks())
-    report: dict[str, Any] = {"group": group.key, "failed": {}, "skips": {t: [] for t in cfg.tasks},
-                              "items": dict.fromkeys(cfg.tasks, 0), "images": dict.fromkeys(cfg.tasks, 0),
-                              "shards": [group.shard(Path(), t).as_posix() for t in cfg.tasks]}
-    writers: dict[str, ShardWriter] = {}
-    try:
-        for task in cfg.tasks:
-            writers[task] = ShardWriter(group.shard(base, task))
-        load = THIS_PROCESS.scene_loader(dirs, cfg.options)
-        for cid in complexes:
-            try:
-                scene = load(cid)
-                save_provenance(cfg.out_dir, cid, scene.provenance)
-            except OSError:
-                raise  # a full disk or a vanished input folder stops the run (and it resumes)
-            except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
-                report["failed"][cid] = _one_line(exc, _where(dirs[cid]))
-                continue
-            ctx = GenContext(seed=cfg.seed, split=group.split, options=cfg.options,
-                             partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
-            for task in cfg.tasks:
-                items, why = _task_items(cfg, task, scene, ctx, dirs[cid])
-                if why:
-                    report["skips"][task].append(f"{cid}: {why}")
-                if not items:
-                    continue
-                letters = complex_letters(len(items), cfg.seed, task, group.split, cid) if task in mc else None
-                writers[task].write((item.assign_letter(letters[k]) if letters else item).to_row()
-                                    for k, item in enumerate(items))
-                report["items"][task] += len(items)
-                report["images"][task] += sum(len(i.images) + len(i.option_images) for i in items)
-                del items
-        for task in cfg.tasks:
-            writers.pop(task).close()
-    finally:
-        for writer in writers.values():  # an error before every shard was closed: none is left half-made
-            writer.discard()
-    return report
+    """Job function: :meth:`Worker.process_group` of this process's worker."""
+    return THIS_PROCESS.process_group(args)
 
 
 def _task_items(cfg: "GenerateConfig", task: str, scene: Scene, ctx: GenContext,

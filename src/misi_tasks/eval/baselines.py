@@ -23,16 +23,10 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from misi_tasks.definitions.docking import RANDOM_DOCKING_MOVE_A
-from misi_tasks.definitions.motion import RotationSpec, TranslationSpec, ZoomingSpec
 from misi_tasks.definitions.registry import spec_of_item
 
 __all__ = [
     "BASELINES",
-    "RANDOM_DOCKING_MOVE_A",
-    "RANDOM_ROTATION_DEG",
-    "RANDOM_TRANSLATION_A",
-    "RANDOM_ZOOM_A",
     "Baseline",
     "baseline_predictions",
     "baseline_reply",
@@ -41,14 +35,6 @@ __all__ = [
 Baseline = Literal["random", "oracle"]
 #: Baseline names accepted by ``misi-eval --baseline``.
 BASELINES: tuple[str, ...] = ("random", "oracle")
-
-# the value ranges of the default specs (an item's own spec may differ: see baseline_reply)
-#: T1 distances: integer Å in [-4, 4], not 0; axis x or y.
-RANDOM_TRANSLATION_A: tuple[int, ...] = TranslationSpec().distances()
-#: T2 and T7 angles: multiples of 15° in [-90, 90], not 0.
-RANDOM_ROTATION_DEG: tuple[int, ...] = RotationSpec().angles()
-#: T3 zoom distances: integer Å in [40, 60].
-RANDOM_ZOOM_A: tuple[int, ...] = ZoomingSpec().distances()
 
 
 def baseline_reply(item: Mapping[str, Any], kind: Baseline, *, seed: int = 0) -> str:

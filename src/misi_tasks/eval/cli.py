@@ -107,7 +107,31 @@ def _paths_meta(paths: list[Path] | None) -> str | list[str] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The body of ``misi-eval``: select the items, read (or make) the replies, score, report."""
     _check_outputs(args)
+    tasks, items, known = _selected_items(args)
+    names, replies, files = _replies(args, items, known)
+    selected = {it["id"] for it in items}
+    ignored = sum(1 for k in replies[0] if k not in selected)
+    scores = [[score_item(it, preds.get(it["id"]), pick=args.pick) for it in items] for preds in replies]
+    reports = [summarize(s) for s in scores]
+    cis = bootstrap(scores, resamples=args.bootstrap, seed=args.seed)
+    comparisons = _print_reports(args, names, reports, cis, ignored, scores)
+    meta = dict(dataset=str(args.dataset), predictions=_paths_meta(files[0]), model=names[0],
+                baseline=args.baseline, seed=args.seed, tasks=tasks, split=args.split, pick=args.pick,
+                ignored_predictions=ignored, bootstrap={"resamples": args.bootstrap, "seed": args.seed})
+    _write_outputs(args, meta, names, files, reports, cis, comparisons, scores[0])
+    if args.plot or args.html:
+        from misi_tasks.eval.charts import write_charts  # needs matplotlib (misi[viz])
+
+        write_charts(list(zip(names, reports)), items, plot=args.plot, html=args.html, seed=args.seed,
+                     meta=dict(meta, compare=", ".join(names[1:]) or None))
+    return 0
+
+
+def _selected_items(args: argparse.Namespace) -> tuple[list[str] | None, list[dict], set[str]]:
+    """(tasks asked for or None, the items of those tasks and ``--split``, every item id of the
+    dataset); sets ``args.split`` when not given."""
     tasks = None
     if args.task:
         tasks = [resolve_task(t) for arg in args.task for t in arg.split(",") if t.strip()]
@@ -123,27 +147,33 @@ def _run(args: argparse.Namespace) -> int:
     if not items:
         present = ", ".join(f"{task_codes()[t]} {t} ({'/'.join(s)})" for t, s in list_splits(args.dataset).items())
         raise DatasetError(f"{args.dataset}: no items match --task/--split; dataset has: {present or 'nothing'}")
+    return tasks, items, {it["id"] for it in all_items}
 
-    known = {it["id"] for it in all_items}
+
+def _replies(args: argparse.Namespace, items: list[dict], known: set[str]
+             ) -> tuple[list[str], list[dict[str, str]], list[list[Path]]]:
+    """(model names, each model's replies by item id, each model's prediction files): a baseline's
+    (written out with ``--write-predictions``), or the ``--predictions`` / ``--compare`` models'."""
     if args.baseline:
         preds = baseline_predictions(items, args.baseline, seed=args.seed)
         if args.write_predictions:
             lines = [json.dumps({"id": k, "reply": v}, ensure_ascii=False) for k, v in preds.items()]
             _write_text(args.write_predictions, "\n".join(lines) + "\n")
-        names, replies, files = [f"baseline {args.baseline}"], [preds], [[]]
-    else:
-        if args.bootstrap < 0:
-            raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
-        models = load_models([*args.predictions, *([c] for c in args.compare)], args.name, known)
-        names, replies, files = [m.name for m in models], [m.replies for m in models], [m.files for m in models]
-        for fs, answered in zip(files, replies):
-            _note_failures(fs, answered)
-    selected = {it["id"] for it in items}
-    ignored = sum(1 for k in replies[0] if k not in selected)
-    scores = [[score_item(it, preds.get(it["id"]), pick=args.pick) for it in items] for preds in replies]
-    reports = [summarize(s) for s in scores]
+        return [f"baseline {args.baseline}"], [preds], [[]]
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    models = load_models([*args.predictions, *([c] for c in args.compare)], args.name, known)
+    names, replies, files = [m.name for m in models], [m.replies for m in models], [m.files for m in models]
+    for fs, answered in zip(files, replies):
+        _note_failures(fs, answered)
+    return names, replies, files
+
+
+def _print_reports(args: argparse.Namespace, names: list[str], reports: list, cis: list[dict], ignored: int,
+                   scores: list[list]) -> list:
+    """Print the first model's table (and what it misses), the others' and the leaderboard; returns
+    the pairwise comparisons."""
     report = reports[0]
-    cis = bootstrap(scores, resamples=args.bootstrap, seed=args.seed)
     table = render_table(report, reference=args.reference and len(names) == 1, label=names[0][:25], ci=cis[0])
     sys.stdout.write(f"model: {names[0]}\n{table}")
     if report.missing_ids:
@@ -158,26 +188,23 @@ def _run(args: argparse.Namespace) -> int:
     if len(names) > 1:
         sys.stdout.write("\n" + render_leaderboard(names, reports, cis, comparisons, reference=args.reference,
                                                     resamples=args.bootstrap, seed=args.seed))
-    meta = dict(dataset=str(args.dataset), predictions=_paths_meta(files[0]), model=names[0],
-                baseline=args.baseline, seed=args.seed, tasks=tasks, split=args.split, pick=args.pick,
-                ignored_predictions=ignored, bootstrap={"resamples": args.bootstrap, "seed": args.seed})
+    return comparisons
+
+
+def _write_outputs(args: argparse.Namespace, meta: dict, names: list[str], files: list[list[Path]], reports: list,
+                   cis: list[dict], comparisons: list, first_scores: list) -> None:
+    """``--out-json``, ``--out-csv`` and ``--out-items``, for those given."""
     if args.out_json:
-        doc = _with_ci(report_json(report, reference=args.reference, **meta), cis[0])
+        doc = _with_ci(report_json(reports[0], reference=args.reference, **meta), cis[0])
         doc["models"] = [_with_ci(dict(name=n, files=[str(f) for f in fs], **asdict(r)), ci)
                          for n, fs, r, ci in zip(names, files, reports, cis)]
         doc["comparisons"] = [dict(a=c.a, b=c.b, difference=c.difference, ci95=list(c.ci95),
                                    within_noise=c.within_noise) for c in comparisons]
         _write_text(args.out_json, json.dumps(doc, indent=2) + "\n")
     if args.out_csv:
-        _write_text(args.out_csv, report_csv(report))
+        _write_text(args.out_csv, report_csv(reports[0]))
     if args.out_items:
-        _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in scores[0]))
-    if args.plot or args.html:
-        from misi_tasks.eval.charts import write_charts  # needs matplotlib (misi[viz])
-
-        write_charts(list(zip(names, reports)), items, plot=args.plot, html=args.html, seed=args.seed,
-                     meta=dict(meta, compare=", ".join(names[1:]) or None))
-    return 0
+        _write_text(args.out_items, "".join(json.dumps(asdict(s)) + "\n" for s in first_scores))
 
 
 def _with_ci(doc: dict, ci: dict) -> dict:

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 
-__all__ = ["FORMATS", "PredictionsError", "REPLY_FIELDS", "detect_format", "load_predictions", "read_predictions"]
+__all__ = ["FORMATS", "PredictionsError", "REPLY_FIELDS", "detect_format", "first_object", "load_predictions",
+           "read_predictions"]
 
 #: Field names accepted for the reply, in priority order.
 REPLY_FIELDS: tuple[str, ...] = ("reply", "prediction", "response")
@@ -90,7 +91,7 @@ _TABLE_SUFFIXES = (".xlsx", ".tsv", ".csv")
 _ID_COLUMNS = ("misi_id", "id")
 
 
-def _first_object(path: Path) -> dict[str, Any] | None:
+def first_object(path: Path) -> dict[str, Any] | None:
     """The first JSON object of a JSON-lines file, or None when the first line is not one."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
@@ -119,7 +120,7 @@ def detect_format(path: str | os.PathLike) -> str:
             return "lmms-eval"
         if _vlmevalkit_json(path) is not None:
             return "vlmevalkit"
-    obj = _first_object(path) or {}
+    obj = first_object(path) or {}
     if "custom_id" in obj and ("response" in obj or "error" in obj):
         return "openai-batch"
     if "custom_id" in obj and "body" in obj:

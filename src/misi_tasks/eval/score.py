@@ -16,7 +16,9 @@ parameters (score in [0, 1] per item):
   ``|P| > 2 |T|`` -> 0; ``T`` a proper subset of ``P`` -> 0.5; else ``|T ∩ P| / |T|``.
   When T is empty (a T4 negative) the score is 1 for ``No`` and 0 otherwise; a positive
   answered ``No`` scores 0.
-- Exact match for every task: the parsed answer equals the truth (bond lists as sets).
+- X2: F1 of the listed contacts against the true ones (a charged group named by any of its atoms, a ring by
+  all of them); with no true contact, 1 for ``None`` and 0 otherwise.
+- Exact match for every task: the parsed answer equals the truth (bond and contact lists as sets).
 
 An item's ``equivalent_atoms`` (metadata; T4, T8, T9: classes of atoms a reader cannot tell
 apart, :mod:`misi_tasks.definitions.equivalence`) let a T4/T9 answer name any atom of a class in place
@@ -44,9 +46,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from misi_tasks.definitions.answers import BondList, ParsedAnswer
+from misi_tasks.definitions.answers import ParsedAnswer
 from misi_tasks.definitions.docking import DOCKING_MOVE_RANGE_A, DOCKING_ROLL_WEIGHT
-from misi_tasks.definitions.equivalence import canonical_bond_list
 from misi_tasks.definitions.metrics import BOND_OVERLIST_FACTOR, BOND_SUPERSET_SCORE, same_answer
 from misi_tasks.definitions.motion import RotationSpec, TranslationSpec
 from misi_tasks.definitions.registry import item_metadata, paper_average_columns, report_columns, task_spec
@@ -172,12 +173,10 @@ def score_item(
     # equivalent answers (T7: other poses within 1 Å RMSD of the bound one) count as the exact one
     equivalents = (spec.parse(a) for a in meta.get("equivalent_answers", ()))
     truths = [truth, *(e for e in equivalents if e is not None)]
-    classes = meta.get("equivalent_atoms")
-    if classes and isinstance(pred, BondList):  # T4/T9: a symmetry-equivalent atom names the same atom
-        text = pred.text
-        pred = canonical_bond_list(pred, classes)
-        truths = [canonical_bond_list(t, classes) if isinstance(t, BondList) else t for t in truths]
-        score = max(score_answer(spec, pred, t) for t in truths)
-        return ItemScore(item["id"], task, column, score, any(same_answer(pred, t) for t in truths), "ok", text)
+    # the form the spec compares (T4/T9: a symmetry-equivalent atom names the same atom; X2: any atom
+    # names a charged group)
+    text = pred.text
+    pred = spec.canonical(pred, meta)
+    truths = [spec.canonical(t, meta) for t in truths]
     score = max(score_answer(spec, pred, t) for t in truths)
-    return ItemScore(item["id"], task, column, score, any(same_answer(pred, t) for t in truths), "ok", pred.text)
+    return ItemScore(item["id"], task, column, score, any(same_answer(pred, t) for t in truths), "ok", text)

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from misi_tasks.eval.prediction_formats import PredictionsError, _first_object, detect_format, load_predictions
+from misi_tasks.eval.prediction_formats import PredictionsError, first_object, detect_format, load_predictions
 
 __all__ = ["ModelPredictions", "PredictionFile", "find_prediction_files", "load_models", "recorded_model"]
 
@@ -82,7 +82,7 @@ def recorded_model(path: str | os.PathLike, fmt: str | None = None) -> str | Non
     if fmt == "vlmevalkit":
         m = _VLMEVALKIT.fullmatch(path.name)
         return m.group("model") if m else None
-    obj = _first_object(path) or {}
+    obj = first_object(path) or {}
     if fmt == "openai-batch":
         body = (obj.get("response") or {}).get("body") or {}
         return str(body["model"]) if isinstance(body, dict) and body.get("model") else None
@@ -108,7 +108,7 @@ def _folder_files(folder: Path) -> list[Path]:
             if best is None or len(path.relative_to(folder).parts) < len(best.relative_to(folder).parts):
                 vlm[path.name] = path
         elif path.suffix == ".jsonl":
-            first = _first_object(path) or {}
+            first = first_object(path) or {}
             if "custom_id" in first and "body" in first:
                 continue  # a Batch input file, not its output
             if "id" in first or "custom_id" in first:

@@ -134,55 +134,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
-        _check(args)
-        key = _api_key(args.api_key_env)
-        items, all_ids, args.split = select_items(args.dataset, parse_tasks(args.task), args.split, args.limit)
-        store = PredictionStore.open(args.out, model=args.model, known_ids=all_ids)
+        plan = _Plan.open(args)
     except (DatasetError, StoreError, ValueError, OSError) as exc:
         print(f"misi-run: error: {exc}", file=sys.stderr)
         return 2
-    selected = [it["id"] for it in items]
-    earlier = {} if args.retry_failed else {i: store.failed[i] for i in selected if i in store.failed}
-    todo = [i for i in selected if i not in store.answered and i not in earlier]
-    already = len(selected) - len(todo) - len(earlier)
-    if earlier:
-        print(f"misi-run: skipping {len(earlier)} item(s) the server rejected in an earlier run "
-              f"(recorded in {failures_path(args.out)}; --retry-failed asks them again)", file=sys.stderr)
-    if not todo:
-        store.close()
-        if earlier:
-            sys.stderr.write(_summary(RunStats(), already, args, earlier))
-            return 1
-        print(f"misi-run: all {len(selected)} selected items are already answered in {args.out}", file=sys.stderr)
-        return 0
-    params = {"temperature": args.temperature}
-    if args.max_tokens:
-        params["max_tokens"] = args.max_tokens
-    client = ChatClient(args.base_url, args.model, api_key=key, timeout_s=args.timeout, params=params,
-                        policy=RetryPolicy(retries=args.retries, base_delay_s=args.backoff))
-    bar = None
-    if not args.quiet:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(todo), unit="item", desc="misi-run", dynamic_ncols=True, file=sys.stderr)
-
-    def progress(stats: RunStats) -> None:
-        done = stats.answered + len(stats.failed)
-        if bar is not None and done > bar.n:
-            bar.update(done - bar.n)
-            bar.set_postfix(errors=len(stats.failed), retries=stats.retries, refresh=False)
-
-    print(f"misi-run: {len(todo)} of {len(selected)} items to ask ({already} already answered), "
+    if not plan.todo:
+        return plan.nothing_to_ask(args)
+    client = _client(args, plan.key)
+    bar = None if args.quiet else _ProgressBar(len(plan.todo))
+    print(f"misi-run: {len(plan.todo)} of {len(plan.selected)} items to ask ({plan.already} already answered), "
           f"split {args.split}, model {args.model}", file=sys.stderr)
-    rows = iter_items_with_images(args.dataset, set(todo))
+    rows = iter_items_with_images(args.dataset, set(plan.todo))
     try:
-        stats = run_items(rows, len(todo), client, store, concurrency=args.concurrency,
-                          max_image_px=args.max_image_px, system=args.system_prompt, progress=progress)
+        stats = run_items(rows, len(plan.todo), client, plan.store, concurrency=args.concurrency,
+                          max_image_px=args.max_image_px, system=args.system_prompt,
+                          progress=bar.update if bar is not None else None)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(f"\nmisi-run: interrupted; {len(store.answered) - already} new answers are saved in {args.out}; "
-              "rerun the same command to resume", file=sys.stderr)
+        print(f"\nmisi-run: interrupted; {len(plan.store.answered) - plan.already} new answers are saved in "
+              f"{args.out}; rerun the same command to resume", file=sys.stderr)
         return 130
     except (DatasetError, OSError, ValueError) as exc:
         if bar is not None:
@@ -190,18 +161,86 @@ def _main(args: argparse.Namespace) -> int:
         print(f"misi-run: error: {exc}", file=sys.stderr)
         return 2
     finally:
-        store.close()
+        plan.store.close()
     if bar is not None:
         bar.close()
     client.close()
+    return _report(stats, plan, args)
+
+
+class _Plan:
+    """What a ``misi-run`` call asks: the selected items, those left to ask and the open store.
+
+    ``earlier`` holds the items the server rejected for good in an earlier run (skipped unless
+    ``--retry-failed``); ``already`` counts the selected items answered before.
+    """
+
+    def __init__(self, args: argparse.Namespace, key: str | None, selected: list[str],
+                 store: PredictionStore) -> None:
+        self.key, self.selected, self.store = key, selected, store
+        self.earlier = {} if args.retry_failed else {i: store.failed[i] for i in selected if i in store.failed}
+        self.todo = [i for i in selected if i not in store.answered and i not in self.earlier]
+        self.already = len(selected) - len(self.todo) - len(self.earlier)
+        if self.earlier:
+            print(f"misi-run: skipping {len(self.earlier)} item(s) the server rejected in an earlier run "
+                  f"(recorded in {failures_path(args.out)}; --retry-failed asks them again)", file=sys.stderr)
+
+    @classmethod
+    def open(cls, args: argparse.Namespace) -> "_Plan":
+        """Check the arguments, select the items and open the predictions store (sets ``args.split``)."""
+        _check(args)
+        key = _api_key(args.api_key_env)
+        items, all_ids, args.split = select_items(args.dataset, parse_tasks(args.task), args.split, args.limit)
+        store = PredictionStore.open(args.out, model=args.model, known_ids=all_ids)
+        return cls(args, key, [it["id"] for it in items], store)
+
+    def nothing_to_ask(self, args: argparse.Namespace) -> int:
+        """Every selected item is answered or was rejected before: say so; the exit status."""
+        self.store.close()
+        if self.earlier:
+            sys.stderr.write(_summary(RunStats(), self.already, args, self.earlier))
+            return 1
+        print(f"misi-run: all {len(self.selected)} selected items are already answered in {args.out}", file=sys.stderr)
+        return 0
+
+
+def _client(args: argparse.Namespace, key: str | None) -> ChatClient:
+    """The chat client the arguments describe."""
+    params: dict = {"temperature": args.temperature}
+    if args.max_tokens:
+        params["max_tokens"] = args.max_tokens
+    return ChatClient(args.base_url, args.model, api_key=key, timeout_s=args.timeout, params=params,
+                      policy=RetryPolicy(retries=args.retries, base_delay_s=args.backoff))
+
+
+class _ProgressBar:
+    """A tqdm bar on stderr counting answered and failed items, with errors and retries."""
+
+    def __init__(self, total: int) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, unit="item", desc="misi-run", dynamic_ncols=True, file=sys.stderr)
+
+    def update(self, stats: RunStats) -> None:
+        done = stats.answered + len(stats.failed)
+        if done > self._bar.n:
+            self._bar.update(done - self._bar.n)
+            self._bar.set_postfix(errors=len(stats.failed), retries=stats.retries, refresh=False)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _report(stats: RunStats, plan: _Plan, args: argparse.Namespace) -> int:
+    """Print why the run stopped early (if it did) and the summary; the exit status."""
     if stats.fatal:
         print(f"misi-run: error: the server refused the request: {stats.fatal}", file=sys.stderr)
     elif stats.aborted:
         print(f"misi-run: stopped: {stats.aborted}; the server looks unusable, check it", file=sys.stderr)
-    sys.stderr.write(_summary(stats, already, args, earlier))
+    sys.stderr.write(_summary(stats, plan.already, args, plan.earlier))
     if stats.fatal:
         return 2
-    return 0 if stats.answered == stats.todo and not earlier else 1
+    return 0 if stats.answered == stats.todo and not plan.earlier else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -67,103 +67,128 @@ def run_items(
     dropped connections; default: ``max(8, 2 * concurrency)``).
     ``KeyboardInterrupt`` propagates after the answers received so far are written.
     """
-    stats = RunStats(todo=todo)
-    limit = max_consecutive_failures or max(8, 2 * concurrency)
-    stop = threading.Event()
-    work: queue.Queue = queue.Queue(maxsize=2 * concurrency)
-    results: queue.Queue = queue.Queue()
-    retry_lock = threading.Lock()
-
-    def count_retry(_: str) -> None:
-        with retry_lock:
-            stats.retries += 1
-
-    client.on_retry = count_retry
-
-    def feed() -> None:
-        try:
-            for row in rows:
-                if stop.is_set():
-                    return
-                prompt = build_prompt(row, max_image_px=max_image_px, system=system)
-                while not stop.is_set():
-                    try:
-                        work.put((prompt.id, chat_messages(prompt)), timeout=0.2)
-                        break
-                    except queue.Full:
-                        continue
-        except Exception as exc:  # a broken shard: report it through the results queue
-            results.put(("feeder", None, exc))
-        finally:
-            for _ in range(concurrency):
-                while not stop.is_set():
-                    try:
-                        work.put(_DONE, timeout=0.2)
-                        break
-                    except queue.Full:
-                        continue
-
-    def work_loop() -> None:
-        while not stop.is_set():
-            try:
-                job = work.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if job is _DONE:
-                results.put(_DONE)
-                return
-            item_id, messages = job
-            try:
-                results.put((item_id, client.complete(messages), None))
-            except (ItemRequestError, FatalRequestError) as exc:
-                results.put((item_id, None, exc))
-            except Exception as exc:  # noqa: BLE001 - never lose a worker silently
-                results.put((item_id, None, ItemRequestError(client.mask(f"{type(exc).__name__}: {exc}"))))
-
-    threads = [threading.Thread(target=feed, daemon=True, name="misi-run-feed")]
-    threads += [threading.Thread(target=work_loop, daemon=True, name=f"misi-run-{k}") for k in range(concurrency)]
+    run = _Run(client, store, RunStats(todo=todo), concurrency, max_consecutive_failures or max(8, 2 * concurrency))
+    threads = [threading.Thread(target=run.feed, args=(rows, max_image_px, system), daemon=True, name="misi-run-feed")]
+    threads += [threading.Thread(target=run.work_loop, daemon=True, name=f"misi-run-{k}") for k in range(concurrency)]
     t0 = time.perf_counter()
     for t in threads:
         t.start()
-    finished, streak = 0, 0
     try:
-        while finished < concurrency:
+        run.collect(progress)
+    finally:
+        run.stop.set()
+        run.stats.elapsed_s = time.perf_counter() - t0
+    return run.stats
+
+
+class _Run:
+    """The queues and counters one :func:`run_items` call shares between its threads.
+
+    ``work`` carries (item id, messages) from the feeder to the workers, then one ``_DONE`` per
+    worker; ``results`` carries (item id, reply, exception) and each worker's ``_DONE`` back to the
+    main thread, the only one that writes to the store or the stats (retries aside, counted under a
+    lock).  ``stop`` ends every thread.
+    """
+
+    def __init__(self, client: ChatClient, store: PredictionStore, stats: RunStats, concurrency: int,
+                 limit: int) -> None:
+        self.client, self.store, self.stats = client, store, stats
+        self.concurrency, self.limit = concurrency, limit
+        self.stop = threading.Event()
+        self.work: queue.Queue = queue.Queue(maxsize=2 * concurrency)
+        self.results: queue.Queue = queue.Queue()
+        self._retry_lock = threading.Lock()
+        client.on_retry = self._count_retry
+
+    def _count_retry(self, _: str) -> None:
+        with self._retry_lock:
+            self.stats.retries += 1
+
+    def _put_work(self, job: Any) -> bool:
+        """Queue ``job`` for the workers unless the run stops first; whether it was queued."""
+        while not self.stop.is_set():
             try:
-                msg = results.get(timeout=0.2)
+                self.work.put(job, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def feed(self, rows: Iterable[dict[str, Any]], max_image_px: int | None, system: str | None) -> None:
+        """Feeder thread: build each row's request, then tell every worker that there is no more."""
+        try:
+            for row in rows:
+                if self.stop.is_set():
+                    return
+                prompt = build_prompt(row, max_image_px=max_image_px, system=system)
+                self._put_work((prompt.id, chat_messages(prompt)))
+        except Exception as exc:  # a broken shard: report it through the results queue
+            self.results.put(("feeder", None, exc))
+        finally:
+            for _ in range(self.concurrency):
+                self._put_work(_DONE)
+
+    def work_loop(self) -> None:
+        """Worker thread: send requests until the feeder's ``_DONE`` or the run stops."""
+        client = self.client
+        while not self.stop.is_set():
+            try:
+                job = self.work.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if job is _DONE:
+                self.results.put(_DONE)
+                return
+            item_id, messages = job
+            try:
+                self.results.put((item_id, client.complete(messages), None))
+            except (ItemRequestError, FatalRequestError) as exc:
+                self.results.put((item_id, None, exc))
+            except Exception as exc:  # noqa: BLE001 - never lose a worker silently
+                self.results.put((item_id, None, ItemRequestError(client.mask(f"{type(exc).__name__}: {exc}"))))
+
+    def collect(self, progress: Callable[[RunStats], None] | None) -> None:
+        """Main thread: record results until every worker is done or the run must stop."""
+        finished, streak = 0, 0
+        while finished < self.concurrency:
+            try:
+                msg = self.results.get(timeout=0.2)
             except queue.Empty:
                 if progress:
-                    progress(stats)
+                    progress(self.stats)
                 continue
             if msg is _DONE:
                 finished += 1
                 continue
-            item_id, reply, exc = msg
-            if item_id == "feeder":
-                raise exc
-            if isinstance(exc, FatalRequestError):
-                stats.fatal = str(exc)
-                break
-            if isinstance(exc, ItemRequestError) and exc.permanent:
-                stats.failed[item_id] = stats.rejected[item_id] = str(exc)
-                store.record_failure(item_id, str(exc), exc.status)
-            elif exc is not None:
-                stats.failed[item_id] = str(exc)
-                streak += 1
-                if streak >= limit:
-                    stats.aborted = f"{streak} items in a row failed (last: {exc})"
-                    break
-            else:
-                streak = 0
-                store.append({"id": item_id, "reply": reply.text, "model": client.model,
-                              "latency_s": round(reply.latency_s, 3), "usage": reply.usage})
-                stats.answered += 1
-                stats.latencies.append(reply.latency_s)
-                usage = reply.usage or {}
-                stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-                stats.completion_tokens += int(usage.get("completion_tokens") or 0)
+            streak = self._record(*msg, streak)
+            if streak < 0:
+                return
             if progress:
-                progress(stats)
-    finally:
-        stop.set()
-        stats.elapsed_s = time.perf_counter() - t0
-    return stats
+                progress(self.stats)
+
+    def _record(self, item_id: str, reply: Any, exc: BaseException | None, streak: int) -> int:
+        """Record one result; returns the new count of failures in a row, or -1 when the run stops."""
+        stats = self.stats
+        if item_id == "feeder":
+            raise exc  # type: ignore[misc]
+        if isinstance(exc, FatalRequestError):
+            stats.fatal = str(exc)
+            return -1
+        if isinstance(exc, ItemRequestError) and exc.permanent:
+            stats.failed[item_id] = stats.rejected[item_id] = str(exc)
+            self.store.record_failure(item_id, str(exc), exc.status)
+            return streak
+        if exc is not None:
+            stats.failed[item_id] = str(exc)
+            if streak + 1 >= self.limit:
+                stats.aborted = f"{streak + 1} items in a row failed (last: {exc})"
+                return -1
+            return streak + 1
+        self.store.append({"id": item_id, "reply": reply.text, "model": self.client.model,
+                           "latency_s": round(reply.latency_s, 3), "usage": reply.usage})
+        stats.answered += 1
+        stats.latencies.append(reply.latency_s)
+        usage = reply.usage or {}
+        stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        stats.completion_tokens += int(usage.get("completion_tokens") or 0)
+        return 0

@@ -1,4 +1,4 @@
-"""X1 interaction type and X3 ring stacking (:mod:`misi_tasks.definitions.interactions`).
+"""X1 interaction type, X2 interaction list and X3 ring stacking (:mod:`misi_tasks.definitions.interactions`).
 
 Ground truth is :func:`misi_geom.interactions.find_interactions` on the whole complex (PLIP's
 definitions; H-bonds the detector of T4/T9); the options and decoys are
@@ -6,6 +6,11 @@ definitions; H-bonds the detector of T4/T9); the options and decoys are
 every residue atom labelled (as T4).  Single-atom residues (metal ions) are never asked about.
 Each item's ``metadata.interactions`` lists the residue's contacts in the ``misi-interactions`` JSON
 form.
+
+X2 (:class:`InteractionListTask`) draws the six views of the whole pocket as T9 does, and as T9
+checks that every residue and every ligand atom its answer names has a legible label and every
+atom it names is visible in some image (``label_check``), laying the labels out again with the
+named atoms as key atoms when not; a type whose contacts fail both layouts is not asked.
 """
 
 from __future__ import annotations
@@ -14,12 +19,16 @@ import numpy as np
 
 from misi_geom import SIX_VIEWS
 from misi_geom.interactions import Perception, find_interactions, possible_types, to_records
+from misi_geom.residues import residue_number
+from misi_tasks.definitions.answers import ContactList, contact_text
+from misi_tasks.definitions.interactions import LIST_TYPES
 from misi_tasks.definitions.items import Renders
 from misi_tasks.tasks.base import TaskGenerator, TaskSkipped
+from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atoms
 from misi_tasks.tasks.interaction_options import enough_decoys, residue_types, type_decoys, type_set_text
 from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 
-__all__ = ["InteractionTypeTask", "RingStackingTask", "stacking_options"]
+__all__ = ["InteractionListTask", "InteractionTypeTask", "RingStackingTask", "stacking_options"]
 
 _COMMON = frozenset({"hbond", "hydrophobic"})
 
@@ -158,4 +167,75 @@ class RingStackingTask(TaskGenerator):
                 break
         if not items:
             raise TaskSkipped("no stacking pair with three decoy ring pairs")
+        return items
+
+
+def _pocket_id(c, i: int) -> str:
+    """A pocket atom as T9 and X2 answers write it: ``"ASP 29 OD1 A"``."""
+    return f"{c.res_name[i]} {residue_number(c, i)} {c.atom_name[i]} {str(c.chain_id[i]) or '?'}"
+
+
+class InteractionListTask(TaskGenerator):
+    """X2: every contact of one interaction type between pocket and ligand, or ``No``."""
+
+    name = "interaction-list"
+
+    def image_descriptions(self, **fields):
+        return VIEWS6
+
+    def make_items(self, scene, ctx, rng):
+        c = scene.complex
+        found = find_interactions(c, list(LIST_TYPES))
+        present = [t for t in LIST_TYPES if found[t]]
+        absent = [t for t in LIST_TYPES if not found[t]]
+        if not present:
+            raise TaskSkipped("no salt bridge, pi-stacking, cation-pi, halogen bond or metal coordination")
+        asked = [present[k] for k in sorted(rng.permutation(len(present))[: self.count(ctx.split)].tolist())]
+        n_none = min(len(absent), self.spec.none_items(len(asked), float(rng.random())))
+        asked += [absent[k] for k in rng.permutation(len(absent))[:n_none].tolist()]
+        items = []
+        for kind in (t for t in LIST_TYPES if t in asked):
+            contacts = found[kind]
+            records = to_records(c, {kind: contacts})
+            truth = ContactList(tuple(
+                contact_text(str(c.res_name[x.pocket_atoms[0]]), residue_number(c, x.pocket_atoms[0]),
+                             r["pocket_atoms"], str(c.chain_id[x.pocket_atoms[0]]), r["ligand_atoms"])
+                for x, r in zip(contacts, records)))
+            needs: dict[str, LabelNeed] = {}
+            visible: dict[str, int] = {}
+            for x in contacts:
+                res = scene.residue_label(x.pocket_atoms[0])
+                needs.setdefault(res, LabelNeed(res, "residue", int(x.pocket_atoms[0])))
+                for j in x.ligand_atoms:
+                    needs.setdefault(str(c.atom_name[j]), LabelNeed(str(c.atom_name[j]), "ligand", int(j)))
+                    visible.setdefault(str(c.atom_name[j]), int(j))
+                for i in x.pocket_atoms:
+                    visible.setdefault(_pocket_id(c, i), int(i))
+
+            def draw(key):  # the scene's shared views, or a layout with the named atoms as key atoms
+                return scene.base_views(SIX_VIEWS) if key is None else scene.render(SIX_VIEWS, key_atoms=key)
+
+            checked = checked_render(draw, c, list(needs.values()), visible, None)
+            if checked is None:  # a named residue or atom has no legible label or is hidden: not asked
+                continue
+            views, check, relaid = checked
+            named = [int(a) for x in contacts for a in (*x.pocket_atoms, *x.ligand_atoms)]
+            item = self.new_item(
+                scene, ctx, len(items),
+                question=self.prompt(pdb_id=scene.pdb_id, interaction=kind, chain=scene.pocket_chain,
+                                     scales=[(views[0].scale, None)],
+                                     perspective=scene.options.projection == "perspective", **scene.label_fields()),
+                images=scene.pngs(views),
+                image_roles=list(SIX_VIEWS),
+                answer=str(truth),
+                metadata={"interaction_type": kind, "label": "positive" if contacts else "none",
+                          "interactions": records, "camera": scene.camera_dict(),
+                          "equivalent_atoms": equivalent_atoms(c, named, scene.ligand_classes,
+                                                               lambda r: _pocket_id(c, r)),
+                          "label_check": check.record(relaid)},
+            )
+            item.renders = Renders(images=views, extra={"views": views})
+            items.append(item)
+        if not items:
+            raise TaskSkipped("no interaction type whose contacts are all labelled legibly and visible")
         return items

@@ -5,7 +5,7 @@ GIGN's toy set, see its PROVENANCE): molecules from the SMILES files bundled wit
 actives ``Contrib/fraggle/data/ChEMBL_11265_actives.smi``, NCI open set ``Data/NCI/first_5K.smi``),
 ETKDG + MMFF94 conformers with hydrogens, placed in a dev pocket.  Two runs:
 
-- ``--seed 0`` (folders ``<pdb>s<k>``): the set the H-free typing rules of issue 21 §5 were fixed
+- ``--seed 0`` (folders ``<pdb>s<k>``): the set the H-free typing rules were fixed
   on (N-alkyl anilines, aryl hydrazines, hydrazides without hydrogens);
 - ``--seed 1`` (renamed ``<pdb>h<k>``): held out, looked at only after those fixes.
 

@@ -78,7 +78,9 @@ class Backend(ABC):
         ----------
         fn : callable
             A module-level function (workers import it by name); it must be safe to run twice on
-            the same job, since a job whose worker died is run again.
+            the same job, since a job whose worker died is run again.  What a worker process
+            keeps between its jobs lives in ``fn``'s module, as one named object (for
+            ``misi-gen``, :data:`misi_tasks.engine.worker.THIS_PROCESS`).
         jobs : sequence
             The jobs; a job that is a tuple may share elements (by identity) with other jobs (the
             run's configuration, the table of every complex's input), which a backend ships once,
