@@ -246,3 +246,52 @@ def test_the_audit_runs_without_the_generators_code(clean):
             "assert not bad, bad\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_t8_decoys_are_checked_against_the_recorded_margin(clean, tmp_path, capsys):
+    """T8: a decoy that leaves the bond's midpoint less than decoy_margin_A (card or metadata; 0.5 Å by
+    default) farther from the centre than the answer fails; an item with no recorded margin fails."""
+    import json
+
+    import numpy as np
+
+    from misi_tasks.audit.hbond_checks import check_interaction_location
+    from misi_tasks.audit.item import Item
+    from misi_tasks.audit.report import recorded_task_params
+
+    assert recorded_task_params(clean) == {}  # the card's command sets no --task-params: the defaults
+    rows = pq.read_table(next((clean / "data" / "interaction-location").glob("*.parquet"))).to_pylist()
+    structures = Structures(sample_root())
+
+    def near_decoy(row):  # a whole-Å move 0-0.5 Å worse than the answer, not already an option
+        mx, my = json.loads(row["metadata"])["bond_midpoint_A"]
+        want = row["options"]["ABCD".index(row["answer"])]
+        dx, dy = (int(v) for v in want.replace("move x ", "").replace(" move y ", "").split(","))
+        miss = lambda v: float(np.hypot(mx + v[0], my + v[1]))
+        for v in ((dx + s, dy + t) for s in range(-2, 3) for t in range(-2, 3)):
+            text = f"move x {v[0]}, move y {v[1]}"
+            if v != (dx, dy) and text not in row["options"] and miss((dx, dy)) < miss(v) < miss((dx, dy)) + 0.5:
+                return text
+        return None
+
+    k = next(i for i, r in enumerate(rows) if near_decoy(r))
+    item = Item.from_row(rows[k])
+    item.params = {}
+    assert check_interaction_location(item, structures) == []
+    item.params = None  # neither the item nor the card records a margin
+    assert check_interaction_location(item, structures) == [
+        "the decoy margin (metadata or task parameter decoy_margin_A) is recorded nowhere"]
+    item.meta["decoy_margin_A"] = 0.5
+    assert check_interaction_location(item, structures) == []
+
+    ds = _copy(clean, tmp_path)
+    decoy_at = ("ABCD".index(rows[k]["answer"]) + 1) % 4
+
+    def closer_decoy(row):
+        row["options"][decoy_at] = near_decoy(row)
+
+    bad = _edit(ds, "interaction-location", k, closer_decoy)
+    rc, out = _audit(ds, capsys, "--task", "T8", "--no-card")
+    assert rc == 1
+    (why,) = _reasons(out, bad)
+    assert f"decoy {'ABCD'[decoy_at]} leaves the midpoint" in why and "less than the recorded decoy margin 0.5 Å" in why

@@ -21,7 +21,8 @@ from misi_tasks.audit.pixels import in_image, seen
 from misi_tasks.audit.structures import Atoms, Structures
 from misi_tasks.audit.views import visible_atoms
 
-__all__ = ["check_residue_ligand", "check_interaction_location", "check_pocket_ligand", "bond_problem"]
+__all__ = ["check_residue_ligand", "check_interaction_location", "check_pocket_ligand", "bond_problem", "chain_problems",
+           "decoy_margin", "DEFAULT_DECOY_MARGIN_A"]
 
 _VIEWS6 = ("front", "left", "top", "back", "right", "bottom")
 _POLAR = {"N", "O", "S", "F"}
@@ -241,9 +242,49 @@ def _who(a: Atoms, i: int) -> str:
     return f"atom {a.name[i]} of {a.res_name[i]} {a.res_num[i]}"
 
 
-def _chain_derivable(a: Atoms, chain: str, question: str) -> bool:
-    """A chain letter an answer carries is shown (labels carry chains when the pocket has several) or stated."""
-    return chain == "?" or len(a.pocket_chains) > 1 or re.search(rf"\bchain {re.escape(chain)}\b", question) is not None
+#: The prompt's label sentence when residue labels carry chain ids (what the solver reads).
+_LABELS_WITH_CHAIN = re.compile(r"residue carries its name, number and chain id")
+
+
+def _recorded_labels(item: Item, res_name: str, res_num: str) -> list[str]:
+    """The texts ``metadata.label_check`` records for residue labels of ``res_name res_num`` (every
+    chain's; empty when the item records none)."""
+    rec = item.meta.get("label_check")
+    labels = rec.get("labels") if isinstance(rec, dict) else None
+    out = []
+    for v in (labels or {}).values():
+        text = str(v.get("text", "")) if isinstance(v, dict) else ""
+        if v.get("kind", "residue") == "residue" and text.split()[:2] == [res_name, res_num]:
+            out.append(text)
+    return out
+
+
+def chain_problems(item: Item, a: Atoms, bonds: list[tuple[str, str]]) -> list[str]:
+    """Why a chain letter an answer carries cannot be read by the solver.
+
+    A letter is derivable when the prompt states it ("Every pocket residue is in chain H.") or when
+    the residue labels show it.  Whether labels show chains is re-derived from the structure by the
+    documented rule (:attr:`Atoms.labels_carry_chains`: the pocket's drawn atoms carry more than one
+    chain id, a blank one counted), and must agree with the prompt's label sentence; a residue label
+    the item records (``metadata.label_check``) must read ``RES NUM CHAIN``.  ``?`` (no chain id in the
+    file) is the answer format's own convention."""
+    out = []
+    multi = a.labels_carry_chains
+    says = _LABELS_WITH_CHAIN.search(item.question) is not None
+    if says != multi:
+        out.append(f"the prompt says residue labels {'carry' if says else 'do not carry'} chain ids, but the pocket's "
+                   f"drawn atoms carry {'chains ' + ', '.join(sorted(a.pocket_chains)) if multi else 'one chain id'}")
+    for p, _ in bonds:
+        parts = p.split()
+        if len(parts) != 4 or parts[3] == "?" or re.search(rf"\bchain {re.escape(parts[3])}\b", item.question):
+            continue
+        if not multi:
+            out.append(f"{p} carries chain {parts[3]}, which neither the labels (one chain) nor the prompt show")
+            continue
+        drawn = _recorded_labels(item, parts[0], parts[1])
+        if drawn and f"{parts[0]} {parts[1]} {parts[3]}" not in drawn:
+            out.append(f"{p} carries chain {parts[3]}, but its residue's recorded labels read {drawn}")
+    return out
 
 
 def check_pocket_ligand(item: Item, structures: Structures, t9: dict | None = None) -> list[str]:
@@ -260,10 +301,8 @@ def check_pocket_ligand(item: Item, structures: Structures, t9: dict | None = No
         f.fail(f"the answer's bonds are not metadata.hbonds ({len(bonds)} vs {len(recorded)})")
     if len(set(bonds)) != len(bonds):
         f.fail("the answer lists a bond twice")
-    for p, _ in bonds:
-        parts = p.split()
-        if len(parts) == 4 and not _chain_derivable(a, parts[3], item.question):
-            f.fail(f"{p} carries chain {parts[3]}, which neither the labels (one chain) nor the prompt show")
+    for why in chain_problems(item, a, bonds):
+        f.fail(why)
     resolve = _resolver(a)
     named = _check_bonds(a, bonds, resolve, f, recorded)
     if named:
@@ -276,6 +315,21 @@ def check_pocket_ligand(item: Item, structures: Structures, t9: dict | None = No
 _T8_BOND = re.compile(r"between atom (\S+) of ([A-Z0-9]{1,4}) (-?\d+[A-Za-z]?) \((?:chain (\S+?)|no chain id)\) "
                       r"and ligand atom (\S+?)\.(?:\s|$)")
 _T8_MOVE = re.compile(r"^move x (-?\d+), move y (-?\d+)$")
+#: T8's documented default decoy margin (docs/fairness.md §2, docs/generate.md): every decoy leaves the
+#: bond's midpoint at least this much farther from the image centre than the answer does.
+DEFAULT_DECOY_MARGIN_A = 0.5
+#: Rounding the audit allows in that comparison (its own projection against the generator's).
+_MARGIN_SLACK_A = 1e-3
+
+
+def decoy_margin(item: Item) -> float | None:
+    """The T8 decoy margin (Å) the item was generated with: ``metadata.decoy_margin_A``, else the run's
+    ``decoy_margin_A`` task parameter as the dataset card records it, else the documented default when
+    the card records that the task ran with its defaults; None when nothing records it."""
+    for where in (item.meta, item.params):
+        if isinstance(where, dict) and where.get("decoy_margin_A") is not None:
+            return float(where["decoy_margin_A"])
+    return DEFAULT_DECOY_MARGIN_A if item.params is not None else None
 
 
 def check_interaction_location(item: Item, structures: Structures, t9: dict | None = None) -> list[str]:
@@ -323,10 +377,15 @@ def check_interaction_location(item: Item, structures: Structures, t9: dict | No
     elif moves[want] != exact and max(abs(mid[0] + moves[want][0]), abs(mid[1] + moves[want][1])) > 0.52:
         f.fail(f"the answer's move {moves[want]} leaves the midpoint {miss[want]:.2f} Å from the centre "
                f"(the whole-Å move is {exact})")
-    elif any(k != want and miss[k] < miss[want] + 0.1 for k in range(len(moves))):
-        k = min((k for k in range(len(moves)) if k != want), key=lambda k: miss[k])
-        f.fail(f"decoy {'ABCD'[k]} leaves the midpoint {miss[k]:.2f} Å from the centre, within 0.1 Å of the "
-               f"answer's {miss[want]:.2f} Å")
+    margin = decoy_margin(item)
+    if margin is None:
+        f.fail("the decoy margin (metadata or task parameter decoy_margin_A) is recorded nowhere")
+    elif best == want:
+        near = [k for k in range(len(moves)) if k != want and miss[k] < miss[want] + margin - _MARGIN_SLACK_A]
+        if near:
+            k = min(near, key=lambda k: miss[k])
+            f.fail(f"decoy {'ABCD'[k]} leaves the midpoint {miss[k]:.2f} Å from the centre, less than the recorded "
+                   f"decoy margin {margin:g} Å beyond the answer's {miss[want]:.2f} Å")
     _check_label_record(item, cam, front, a, f, _resolver(a))
     _check_equivalents(item, f, _resolver(a), a)
     return f.reasons

@@ -30,6 +30,9 @@ class Item:
     options: list[str]
     answer: str
     meta: dict
+    #: The run's parameters of this item's task as the dataset card records them (``{}``: the task's
+    #: defaults; None: the dataset records none, e.g. an item built without its card).
+    params: dict | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> "Item":

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from misi_tasks.audit.geometry import apply, as_matrix, motion_of, parse_commands, shift, symmetric_rmsd, turn
+from misi_tasks.audit.geometry import apply, as_matrix, motion_of, parse_commands, symmetric_rmsd, turn
 from misi_tasks.audit.item import Findings, Item, prompt_range
 from misi_tasks.audit.structures import Structures
 from misi_tasks.audit.views import (VIEW_FLOOR, best_motion, differing_fraction, pose_scores, shift_scores, view_seen,
@@ -212,7 +212,8 @@ def check_docking(item: Item, structures: Structures) -> list[str]:
     x_lo, x_hi = ((lit[[0, -1]] + 0.5 - cam.size / 2.0) / cam.scale)  # Å in the centre plane
     moves = [d for d in range(int(np.floor(x_lo - centre[0])) - 1, int(np.ceil(x_hi - centre[0])) + 2) if d]
     turns = np.stack([turn(ax, v, centre) for ax, v in rolls])
-    motions = np.stack([shift((d, 0, 0)) @ t for t in turns for d in moves])
+    motions = np.repeat(turns, len(moves), axis=0)  # shift((d, 0, 0)) @ t for t in turns for d in moves
+    motions[:, 0, 3] += np.tile(np.asarray(moves, dtype=np.float64), len(turns))
     seen_motion = motions[best_motion([item.image(3 + k) for k in range(3)], cam, lfront, lig.classes,
                                       lig.radii(item.style), motions, _VIEWS3)]
     displaced = apply(seen_motion, lfront)

@@ -29,6 +29,7 @@ from PIL import Image
 from zlib_ng import zlib_ng
 
 __all__ = ["Pixels", "class_map", "classify", "atom_classes", "ball_radii", "seen", "seen_fraction", "unhidden", "in_image",
+           "clamp",
            "DARK_CLASS", "OTHER_CLASS", "UNKNOWN"]
 
 _HEX = {  # spec section 2, Jmol CPK for the elements of proteins, ligands and common ions
@@ -78,39 +79,37 @@ _LUT = _lookup_table()
 
 def classify(image: np.ndarray) -> np.ndarray:
     """uint8 (H, W, 3) -> int8 (H, W) colour classes (see the module docs)."""
-    q = (image >> 3).astype(np.uint16)
-    return _LUT[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
+    q = image >> 3
+    idx = q[..., 0].astype(np.uint16)
+    idx <<= 10
+    g = q[..., 1].astype(np.uint16)
+    g <<= 5
+    idx |= g
+    idx |= q[..., 2]
+    return _LUT[idx]
 
 
 class Pixels:
-    """A decoded image whose colour classes are looked up where they are needed (most checks read a
-    few hundred atom centres, so classifying every pixel would be wasted)."""
+    """A decoded image as its map of colour classes (:func:`classify`), which is all a check reads."""
 
-    def __init__(self, rgb: np.ndarray) -> None:
-        self.rgb = rgb
-        self.shape = rgb.shape[:2]
-        self._strided: dict[int, np.ndarray] = {}
+    def __init__(self, rgb: np.ndarray | None = None, *, classes: np.ndarray | None = None) -> None:
+        self.classes = classify(rgb) if classes is None else classes
+        self.shape = self.classes.shape
         #: Results of :func:`misi_tasks.audit.views.view_seen` on this image, by camera, view and pose.
         self.seen: dict[tuple, float] = {}
 
     def at(self, yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
-        """Classes of the pixels (row ``yi``, column ``xi``), any matching shapes; many lookups
-        (candidate poses) read the whole image's map, classified once."""
-        if 1 in self._strided or yi.size * 4 > self.rgb.shape[0] * self.rgb.shape[1]:
-            return self.strided(1)[yi, xi]
-        return classify(self.rgb[yi, xi])
+        """Classes of the pixels (row ``yi``, column ``xi``), any matching shapes."""
+        return self.classes[yi, xi]
 
     def strided(self, stride: int) -> np.ndarray:
-        """The class map of every ``stride``-th row and column (kept)."""
-        if stride not in self._strided:
-            self._strided[stride] = classify(self.rgb[stride // 2::stride, stride // 2::stride])
-        return self._strided[stride]
+        """The class map of every ``stride``-th row and column (a view)."""
+        return self.classes[stride // 2::stride, stride // 2::stride]
 
 
-def _fast_rgb(data: bytes) -> np.ndarray | None:
-    """Pixels of an 8-bit RGB, non-interlaced PNG whose rows all use the "Up" filter (as misi writes
-    them), else None.  zlib-ng's inflate and a running sum down the rows take about 2/3 of a general
-    decoder's time, and decoding is the audit's largest cost."""
+def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
+    """(the filtered scanlines, height, width) of an 8-bit RGB, non-interlaced PNG whose rows all use
+    the "Up" filter (as misi writes them), else None."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         return None
     pos, idat, head = 8, [], None
@@ -135,20 +134,48 @@ def _fast_rgb(data: bytes) -> np.ndarray | None:
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, 3 * w + 1)
     if not np.all(rows[:, 0] == 2):
         return None
-    pix = rows[:, 1:].copy()
-    for i in range(1, h):  # Up: each byte adds the one above it, modulo 256
-        np.add(pix[i], pix[i - 1], out=pix[i])
-    return pix.reshape(h, w, 3)
+    return rows[:, 1:], h, w
 
 
-@lru_cache(maxsize=96)
+def _fast_classes(data: bytes) -> np.ndarray | None:
+    """The class map of a PNG as misi writes it (:func:`_png_rows`), else None.
+
+    Decoding is the audit's largest cost, and most of a molecule image is black: with the Up filter a
+    scanline that repeats the one above is all zeros, so only the band of rows and columns holding a
+    non-zero filtered byte is unfiltered (a running sum down the rows, in log2(rows) vectorised steps)
+    and classified; the rows above it are black, the rows below repeat its last row.
+    """
+    got = _png_rows(data)
+    if got is None:
+        return None
+    rows, h, w = got
+    out = np.full((h, w), DARK_CLASS, dtype=np.int8)
+    lit_rows = np.flatnonzero(rows.max(axis=1))
+    if not len(lit_rows):
+        return out
+    r0, r1 = int(lit_rows[0]), int(lit_rows[-1]) + 1
+    lit_cols = np.flatnonzero(rows[r0:r1].max(axis=0))
+    c0, c1 = int(lit_cols[0]) // 3, int(lit_cols[-1]) // 3 + 1  # pixel columns
+    band, spare = rows[r0:r1, 3 * c0:3 * c1].copy(), np.empty((r1 - r0, 3 * (c1 - c0)), dtype=np.uint8)
+    step = 1
+    while step < len(band):  # Up: each byte adds the one above it, modulo 256 (Hillis-Steele scan)
+        spare[:step] = band[:step]
+        np.add(band[step:], band[:-step], out=spare[step:])
+        band, spare = spare, band
+        step *= 2
+    out[r0:r1, c0:c1] = classify(band.reshape(r1 - r0, c1 - c0, 3))
+    out[r1:, c0:c1] = out[r1 - 1, c0:c1]
+    return out
+
+
+@lru_cache(maxsize=192)
 def class_map(data: bytes) -> Pixels:
     """PNG bytes -> :class:`Pixels`; the last images are kept (items share their base views)."""
-    arr = _fast_rgb(data)
-    if arr is None:
+    classes = _fast_classes(data)
+    if classes is None:
         with Image.open(io.BytesIO(data)) as im:
-            arr = np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
-    return Pixels(arr)
+            return Pixels(np.asarray(im if im.mode == "RGB" else im.convert("RGB")))
+    return Pixels(classes=classes)
 
 
 def _canon(e: str) -> str:
@@ -180,6 +207,12 @@ def in_image(x_px: np.ndarray, y_px: np.ndarray, size: int, margin: float = 0.0)
     return (x_px >= margin) & (x_px < size - margin) & (y_px >= margin) & (y_px < size - margin)
 
 
+def clamp(i: np.ndarray, top: int) -> np.ndarray:
+    """Integer pixel indices clamped to 0..``top`` in place (``np.clip`` without its wrapper's cost)."""
+    np.maximum(i, 0, out=i)
+    return np.minimum(i, top, out=i)
+
+
 def seen(classes: np.ndarray, x_px: np.ndarray, y_px: np.ndarray, atom_cls: np.ndarray) -> np.ndarray:
     """bool: the pixel under each projected centre has that atom's colour (False off-image or unknown).
 
@@ -189,7 +222,7 @@ def seen(classes: np.ndarray, x_px: np.ndarray, y_px: np.ndarray, atom_cls: np.n
     xi = np.floor(x_px).astype(np.int64)
     yi = np.floor(y_px).astype(np.int64)
     inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    yi, xi = np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)
+    yi, xi = clamp(yi, h - 1), clamp(xi, w - 1)
     got = classes.at(yi, xi) if isinstance(classes, Pixels) else classes[yi, xi]
     return inside & (got == atom_cls) & (atom_cls >= 0)
 

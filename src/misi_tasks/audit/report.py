@@ -8,7 +8,9 @@ command records (the bundled samples when it names no ``--input``).
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,7 +22,8 @@ from misi_tasks.audit.item import Item
 from misi_tasks.audit.motion_checks import check_choice, check_docking, check_single_motion
 from misi_tasks.audit.structures import Structures
 
-__all__ = ["CHECKS", "AuditReport", "TaskAudit", "audit_dataset", "recorded_input", "AuditError"]
+__all__ = ["CHECKS", "AuditReport", "TaskAudit", "audit_dataset", "recorded_input", "recorded_task_params",
+           "AuditError"]
 
 
 class AuditError(ValueError):
@@ -155,6 +158,37 @@ def recorded_input(dataset: Path) -> dict[str, str] | None:
     return found
 
 
+def recorded_task_params(dataset: Path) -> dict[str, dict] | None:
+    """The ``--task-params`` of the card's generation command, by task name or code as written
+    (``{}`` when the command sets none: every task ran with its defaults); None without a card or
+    command, or when the recorded JSON cannot be read."""
+    card = dataset / "README.md"
+    if not card.is_file():
+        return None
+    m = _GEN.search(card.read_text(encoding="utf-8"))
+    if not m:
+        return None
+    try:
+        words = shlex.split(m.group(1))
+    except ValueError:
+        return None
+    if "--task-params" not in words:
+        return {}
+    k = words.index("--task-params") + 1
+    try:
+        raw = json.loads(words[k]) if k < len(words) else None
+    except json.JSONDecodeError:
+        return None
+    return raw if isinstance(raw, dict) and all(isinstance(v, dict) for v in raw.values()) else None
+
+
+def _params_of(recorded: dict[str, dict] | None, task: str, code: str) -> dict | None:
+    """The recorded parameters of one task (``{}``: its defaults; None: nothing recorded)."""
+    if recorded is None:
+        return None
+    return dict(recorded.get(task) or recorded.get(code) or recorded.get(code.lower()) or {})
+
+
 def _structures(dataset: Path, input_path: str | Path | None, **kw) -> Structures:
     from misi_geom.samples import sample_root
 
@@ -187,8 +221,10 @@ def _shape_problems(item: Item) -> list[str]:
     return out
 
 
-def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: set[str] | None) -> list[TaskAudit]:
-    """The task counts of one shard (``structures`` may be the arguments that load them, in a worker)."""
+def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: set[str] | None,
+                 params: dict[str, dict] | None = None) -> list[TaskAudit]:
+    """The task counts of one shard (``structures`` may be the arguments that load them, in a worker;
+    ``params``: the card's recorded task parameters, :func:`recorded_task_params`)."""
     if isinstance(structures, tuple):
         structures = _structures(*structures[:2], **structures[2])
     found: dict[str, TaskAudit] = {}
@@ -200,6 +236,7 @@ def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: se
         ta.checked += 1
         try:
             item = Item.from_row(row)
+            item.params = _params_of(params, row["task"], code)
             reasons = _shape_problems(item)
             reasons += CHECKS[code](item, structures, t9) if code in CHECKS else [
                 f"no audit check for task code {code!r}"]
@@ -232,15 +269,16 @@ def audit_dataset(dataset: str | Path, input_path: str | Path | None = None, *, 
     kw = {"ligand": ligand, "smiles": smiles, "poses": poses}
     structures = _structures(dataset, input_path, **kw)
     t9 = _t9_bonds(files)
+    params = recorded_task_params(dataset)
     report = AuditReport(dataset)
     if workers > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(min(workers, len(files))) as pool:
-            jobs = [pool.submit(_audit_shard, path, (dataset, structures.path, kw), t9, tasks) for path in files]
+            jobs = [pool.submit(_audit_shard, path, (dataset, structures.path, kw), t9, tasks, params) for path in files]
             results = [job.result() for job in jobs]
     else:
-        results = [_audit_shard(path, structures, t9, tasks) for path in files]
+        results = [_audit_shard(path, structures, t9, tasks, params) for path in files]
     for path, found in zip(files, results):
         for part in found:
             ta = report.tasks.setdefault(part.task, TaskAudit(part.task, part.code))

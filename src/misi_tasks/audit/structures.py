@@ -72,7 +72,16 @@ class Atoms:
 
     @cached_property
     def pocket_chains(self) -> set[str]:
-        return {str(c) for c in self.chain[~self.is_ligand] if str(c).strip()}
+        """The chain ids of the pocket's drawn atoms (residues, ions and other groups; waters are never
+        drawn), a blank id counted as its own chain, written ``"?"``."""
+        return {str(c).strip() or "?" for c in self.chain[~self.is_ligand]}
+
+    @property
+    def labels_carry_chains(self) -> bool:
+        """The documented label rule (docs/fairness.md, docs/loading.md): residue labels carry the chain
+        id when the pocket's drawn atoms carry more than one chain id, a blank one included (a chain-A
+        pocket with a blank-chain ion is drawn ``THR 43 A``, the ion ``MG 1 ?``)."""
+        return len(self.pocket_chains) > 1
 
     def residue_rows(self, res_name: str, res_num: str, chain: str | None = None) -> np.ndarray:
         """Rows of a pocket residue by name and number (and chain unless None or ``?``)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from misi_tasks.audit.geometry import Camera, view_matrix
-from misi_tasks.audit.pixels import DARK_CLASS, Pixels, in_image, seen, seen_fraction, unhidden
+from misi_tasks.audit.pixels import DARK_CLASS, Pixels, clamp, in_image, seen, seen_fraction, unhidden
 
 __all__ = ["VIEW_MIN", "VIEW_FLOOR", "VIEW_MARGIN", "view_seen", "pose_scores", "best_motion", "zoom_scores", "shift_scores", "differing_fraction", "visible_atoms"]
 
@@ -43,12 +43,27 @@ def _cam_xyz(front: np.ndarray, view: str) -> np.ndarray:
     return front if view == "front" else front @ view_matrix(view).T
 
 
+#: (camera, view, points, radii) -> visible_atoms' result: items of one complex share their views.
+_VISIBLE_CACHE: dict[tuple, tuple] = {}
+
+
 def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str = "front") -> tuple:
-    """(x px, y px, unhidden and inside the image) of front-frame points in ``view``."""
+    """(x px, y px, unhidden and inside the image) of front-frame points in ``view`` (read-only arrays;
+    the results of the last calls are kept)."""
+    key = (cam.key(), view, front.shape, hash(front.tobytes()), hash(radii_A.tobytes()))
+    hit = _VISIBLE_CACHE.get(key)
+    if hit is not None:
+        return hit
     q = _cam_xyz(front, view)
     x, y, k = cam.pixels(q)
     inside = in_image(x, y, cam.size, margin=1.0)
-    return x, y, unhidden(x, y, q[:, 2] * k, radii_A * k) & inside
+    out = (x, y, unhidden(x, y, q[:, 2] * k, radii_A * k) & inside)
+    for arr in out:
+        arr.setflags(write=False)
+    if len(_VISIBLE_CACHE) >= 256:
+        _VISIBLE_CACHE.clear()
+    _VISIBLE_CACHE[key] = out
+    return out
 
 
 def view_seen(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndarray, radii_A: np.ndarray,
@@ -83,8 +98,8 @@ def pose_scores(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.nd
         h, w = classes.shape
         r = radii_A * k * 0.8
         for ox, oy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            xi = np.clip(np.floor(x + ox * r).astype(np.int64), 0, w - 1)
-            yi = np.clip(np.floor(y + oy * r).astype(np.int64), 0, h - 1)
+            xi = clamp(np.floor(x + ox * r).astype(np.int64), w - 1)
+            yi = clamp(np.floor(y + oy * r).astype(np.int64), h - 1)
             score += 0.25 * (classes.at(yi, xi) != DARK_CLASS).sum(axis=-1)
     return score
 
