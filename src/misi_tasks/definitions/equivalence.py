@@ -101,20 +101,27 @@ def ring_sides(record: Mapping[str, object]) -> tuple[bool, bool]:
 
 
 def canonical_contact_list(answer: ContactList, classes: Sequence[Sequence[str]],
-                           records: Sequence[Mapping[str, object]]) -> ContactList:
-    """X2: ``answer`` with every contact that names a true contact replaced by that contact's text.
+                           records: Sequence[Mapping[str, object]],
+                           near: Sequence[Mapping[str, object]] = ()) -> ContactList:
+    """X2: ``answer`` with every contact that names a true contact replaced by that contact's text,
+    and every contact that names none but names a near miss (``near``, the item's
+    ``metadata.near_misses``) left out: neither credited nor counted as an extra.
 
     ``classes`` are the item's ``equivalent_atoms`` (pocket atoms written ``"ASP 29 OD1 A"``, ligand
     atoms by name), ``records`` its ``interactions`` (the true contacts).  Both sides are compared
     after mapping every atom to its class's first member; a listed contact names a true one when
     the residue is the same and each side names that side: a ring by all its atoms (the same set),
     a charged group or single atom by any non-empty subset of its atoms.  The first true contact
-    (in ``records`` order) it names wins; a contact naming none stays as listed (mapped).  The
-    result compares with the truth's as sets (:func:`~misi_tasks.definitions.metrics.contact_f1`).
+    (in ``records`` order) it names wins; a contact naming no true contact and no near miss stays as
+    listed (mapped).  The result compares with the truth's as sets
+    (:func:`~misi_tasks.definitions.metrics.contact_f1`).
 
     >>> recs = [{"type": "salt_bridge", "residue": "ARG 10 A", "pocket_atoms": ["NE", "NH1", "NH2"],
     ...          "ligand_atoms": ["O1", "O2"]}]
     >>> canonical_contact_list(ContactList.parse("ARG 10 NH2 A, O2"), [], recs).text
+    'ARG 10 NE-NH1-NH2 A, O1-O2'
+    >>> near = [dict(recs[0], residue="LYS 12 A", pocket_atoms=["NZ"])]
+    >>> canonical_contact_list(ContactList.parse("ARG 10 NH2 A, O2; LYS 12 NZ A, O1"), [], recs, near).text
     'ARG 10 NE-NH1-NH2 A, O1-O2'
     """
     canon = equivalence_map(classes)
@@ -125,22 +132,30 @@ def canonical_contact_list(answer: ContactList, classes: Sequence[Sequence[str]]
                       for a in pocket)
         return residue, p, frozenset(canon.get(a, a) for a in ligand)
 
-    truths = []
-    for rec in records:
-        name, num, chain = str(rec["residue"]).upper().split(" ")
-        residue = f"{name} {num} {chain or '?'}"
-        pocket = [str(a).upper() for a in rec["pocket_atoms"]]  # type: ignore[union-attr]
-        ligand = [str(a).upper() for a in rec["ligand_atoms"]]  # type: ignore[union-attr]
-        truths.append((mapped(residue, pocket, ligand), ring_sides(rec)))
+    def sides(recs: Sequence[Mapping[str, object]]) -> list:
+        out = []
+        for rec in recs:
+            name, num, chain = str(rec["residue"]).upper().split(" ")
+            residue = f"{name} {num} {chain or '?'}"
+            pocket = [str(a).upper() for a in rec["pocket_atoms"]]  # type: ignore[union-attr]
+            ligand = [str(a).upper() for a in rec["ligand_atoms"]]  # type: ignore[union-attr]
+            out.append((mapped(residue, pocket, ligand), ring_sides(rec)))
+        return out
 
     def names(side: frozenset, ring: bool, listed: frozenset) -> bool:
         return listed == side if ring else bool(listed) and listed <= side
 
+    def first(recs: list, residue: str, p: frozenset, lig: frozenset):
+        return next(((r, tp, tl) for (r, tp, tl), (pr, lr) in recs
+                     if r == residue and names(tp, pr, p) and names(tl, lr, lig)), None)
+
+    truths, misses = sides(records), sides(near)
     out = []
     for contact in answer.contacts:
         residue, p, lig = mapped(*split_contact(contact))
-        hit = next(((r, tp, tl) for (r, tp, tl), (pr, lr) in truths
-                    if r == residue and names(tp, pr, p) and names(tl, lr, lig)), None)
+        hit = first(truths, residue, p, lig)
+        if hit is None and first(misses, residue, p, lig) is not None:
+            continue  # a recorded near miss: neither credited nor an extra
         r, tp, tl = hit or (residue, p, lig)
         name, num, chain = r.split(" ")
         out.append(contact_text(name, num, sorted(tp), chain, sorted(tl)))

@@ -134,7 +134,8 @@ class InteractionListSpec(TaskSpec):
     drawn, at most the number of absent types.  A complex with none of the five types gives no item.
     Metric: F1 of the contacts (:func:`~misi_tasks.definitions.metrics.contact_f1`) after
     :func:`~misi_tasks.definitions.equivalence.canonical_contact_list` (symmetry-equivalent atoms as
-    T9, a charged group named by any of its atoms, a ring by all of them)."""
+    T9, a charged group named by any of its atoms, a ring by all of them); a listed contact naming a
+    recorded near miss (``metadata.near_misses``, none in older datasets) is left out of the F1."""
 
     name = "interaction-list"
     code = "X2"
@@ -195,7 +196,7 @@ class InteractionListSpec(TaskSpec):
     def canonical(self, answer: ParsedAnswer, metadata: Mapping[str, Any]) -> ParsedAnswer:
         if isinstance(answer, ContactList):
             return canonical_contact_list(answer, metadata.get("equivalent_atoms") or [],
-                                          metadata.get("interactions") or [])
+                                          metadata.get("interactions") or [], metadata.get("near_misses") or [])
         return super().canonical(answer, metadata)
 
     def score(self, pred: ParsedAnswer, truth: ParsedAnswer) -> float:

@@ -11,8 +11,10 @@ X2 (:class:`InteractionListTask`) draws the six views of the whole pocket as T9 
 checks that every residue and every ligand atom its answer names has a legible label and every
 atom it names is visible in some image (``label_check``), laying the labels out again with the
 named atoms as key atoms when not; a type whose contacts fail both layouts is not asked.  A type
-is asked as ``No`` only when it has no near miss either (:func:`near_misses`: its test with the
-spec's ``none_margin_A`` / ``none_margin_deg`` added to the limits; for metals any ligand N, O or S).
+is asked as ``No`` only when it has no near miss either (:func:`near_contacts`: its test with the
+spec's ``none_margin_A`` / ``none_margin_deg`` added to the limits; for metals any ligand N, O or S);
+a positive item records its near misses (those contacts that are not true ones) in
+``metadata.near_misses``, which the scorer ignores in a reply.
 X3's decoy ring pairs likewise fail the stacking test widened by ``decoy_margin_A`` /
 ``decoy_margin_deg`` (:func:`near_stacks`).
 """
@@ -22,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import SIX_VIEWS
-from misi_geom.interactions import (CationPi, HalogenBond, Interaction, MetalCoordination, Perception, PiStacking,
-                                    SaltBridge, find_interactions, possible_types, to_records)
+from misi_geom.interactions import (CationPi, Contact, HalogenBond, Interaction, MetalCoordination, Perception,
+                                    PiStacking, SaltBridge, find_interactions, possible_types, to_records)
 from misi_geom.residues import residue_number
 from misi_tasks.definitions.answers import ContactList, contact_text
 from misi_tasks.definitions.interactions import LIST_TYPES
@@ -33,7 +35,8 @@ from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atom
 from misi_tasks.tasks.interaction_options import enough_decoys, residue_types, type_decoys, type_set_text
 from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 
-__all__ = ["InteractionListTask", "InteractionTypeTask", "RingStackingTask", "near_misses", "near_stacks",
+__all__ = ["InteractionListTask", "InteractionTypeTask", "RingStackingTask", "near_contacts", "near_misses",
+           "near_stacks",
            "relaxed", "stacking_options"]
 
 _COMMON = frozenset({"hbond", "hydrophobic"})
@@ -123,12 +126,14 @@ def relaxed(kind: str, margin_A: float, margin_deg: float) -> Interaction:
                **{k: cls.thresholds[k].value + margin_deg for k in ang})
 
 
-def near_misses(c, kind: str, margin_A: float, margin_deg: float) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """(pocket atoms, ligand atoms) of every near miss of ``kind`` in complex ``c``: a contact by
-    :func:`relaxed`'s test, and for ``metal`` also any ligand N, O or S within the raised distance of
-    a metal ion whatever its group (PLIP's targets leave out e.g. hydroxamate O).  Empty: a ``No``
-    for ``kind`` is clear-cut."""
-    found = [(x.pocket_atoms, x.ligand_atoms) for x in find_interactions(c, [relaxed(kind, margin_A, margin_deg)])[kind]]
+def near_contacts(c, kind: str, margin_A: float, margin_deg: float) -> list[Contact]:
+    """Every contact of ``kind`` in complex ``c`` by :func:`relaxed`'s test (the true ones among them),
+    and for ``metal`` also any ligand N, O or S within the raised distance of a metal ion whatever its
+    group (PLIP's targets leave out e.g. hydroxamate O): the one widened-limit test behind X2's ``No``
+    rule, X2's recorded near misses and X3's decoys.  Sorted by (pocket atoms, ligand atoms), one per
+    pair."""
+    out = {(x.pocket_atoms, x.ligand_atoms): x
+           for x in find_interactions(c, [relaxed(kind, margin_A, margin_deg)])[kind]}
     if kind == "metal":
         ions = Perception(c).groups("metal", ligand=False)
         lig = np.flatnonzero(c.is_ligand & ~c.is_hydrogen)
@@ -136,8 +141,17 @@ def near_misses(c, kind: str, margin_A: float, margin_deg: float) -> list[tuple[
         limit = MetalCoordination.thresholds["distance"].value + margin_A
         for atoms, point in zip(ions.atoms, ions.point):
             d = np.linalg.norm(c.coord[lig] - point, axis=1)
-            found += [(tuple(atoms), (int(j),)) for j in lig[d < limit].tolist()]
-    return sorted(set(found))
+            for j, dj in zip(lig.tolist(), d.tolist()):
+                if dj < limit:
+                    out.setdefault((tuple(atoms), (int(j),)),
+                                   Contact("metal", tuple(atoms), (int(j),), {"distance": round(dj, 2)}))
+    return [out[k] for k in sorted(out)]
+
+
+def near_misses(c, kind: str, margin_A: float, margin_deg: float) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(pocket atoms, ligand atoms) of every pair of :func:`near_contacts` (the true contacts
+    included).  Empty: a ``No`` for ``kind`` is clear-cut."""
+    return [(x.pocket_atoms, x.ligand_atoms) for x in near_contacts(c, kind, margin_A, margin_deg)]
 
 
 def near_stacks(c, margin_A: float, margin_deg: float) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -247,8 +261,12 @@ class InteractionListTask(TaskGenerator):
         found = find_interactions(c, list(LIST_TYPES))
         present = [t for t in LIST_TYPES if found[t]]
         margin_A, margin_deg = self.spec.none_margin_A, self.spec.none_margin_deg
-        # a type is asked as No only when not even a near miss of it exists (answering No is clear-cut)
-        absent = [t for t in LIST_TYPES if not found[t] and not near_misses(c, t, margin_A, margin_deg)]
+        # the widened test's contacts that are not true ones: a type is asked as No only when it has none
+        # (answering No is clear-cut); a positive item records them, and the scorer ignores them in a reply
+        near = {t: [x for x in near_contacts(c, t, margin_A, margin_deg)
+                    if (x.pocket_atoms, x.ligand_atoms) not in {(y.pocket_atoms, y.ligand_atoms) for y in found[t]}]
+                for t in LIST_TYPES}
+        absent = [t for t in LIST_TYPES if not found[t] and not near[t]]
         if not present:
             raise TaskSkipped("no salt bridge, pi-stacking, cation-pi, halogen bond or metal coordination")
         asked = [present[k] for k in sorted(rng.permutation(len(present))[: self.count(ctx.split)].tolist())]
@@ -290,7 +308,8 @@ class InteractionListTask(TaskGenerator):
                 image_roles=list(SIX_VIEWS),
                 answer=str(truth),
                 metadata={"interaction_type": kind, "label": "positive" if contacts else "none",
-                          "interactions": records, "none_margin_A": margin_A, "none_margin_deg": margin_deg,
+                          "interactions": records, "near_misses": to_records(c, {kind: near[kind]}),
+                          "none_margin_A": margin_A, "none_margin_deg": margin_deg,
                           "camera": scene.camera_dict(),
                           "equivalent_atoms": equivalent_atoms(c, named, scene.ligand_classes,
                                                                lambda r: _pocket_id(c, r)),
