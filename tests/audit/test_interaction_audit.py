@@ -225,3 +225,33 @@ def test_own_geometry_on_4hlc():
     # near misses widen the limits by the margin: ARG 36 (charge centres 6.37 Å) only past 0.87 Å
     assert [h.split(" and ")[0] for h in near_contacts(a, "salt_bridge", 0.5, 10.0)] == ["ARG 48 NE"]
     assert any(h.startswith("ARG 36 ") for h in near_contacts(a, "salt_bridge", 1.0, 10.0))
+
+
+def test_x2_recorded_near_misses_are_checked(clean, tmp_path, capsys):
+    """A recorded near miss must hold within the item's margins and not as a true contact: ARG 36
+    (charge centres 6.37 Å) is outside 5.5 + 0.5 Å, and ARG 48's true salt bridge is no near miss."""
+    for row in _rows(clean, "interaction-list"):
+        assert isinstance(json.loads(row["metadata"])["near_misses"], list)
+
+    def arg36(meta):  # ARG 48's record moved to ARG 36 (no geometry: nothing recorded to compare)
+        true = {k: meta["interactions"][0][k] for k in ("type", "residue", "pocket_atoms", "ligand_atoms")}
+        return dict(true, residue=true["residue"].replace("48", "36"))
+
+    def near(row, meta):
+        meta["near_misses"] = [arg36(meta), dict(meta["interactions"][0])]
+
+    ds, item = _broken(clean, tmp_path, "interaction-list", _is_salt, near)
+    reasons = _reasons(ds, item, capsys)
+    assert any(r.startswith("near miss ARG 36 ") and "is not within the margins (0.5 Å, 10.0°)" in r
+               for r in reasons), reasons
+    assert any(r.startswith("near miss ARG 48 ") and "is a salt_bridge by the audit's geometry" in r
+               for r in reasons), reasons
+
+    def wider(row, meta):  # with a 1.0 Å margin ARG 36 is a fair near miss
+        meta.update(none_margin_A=1.0, near_misses=[arg36(meta)])
+
+    shutil.rmtree(tmp_path / "broken")
+    ds, item = _broken(clean, tmp_path, "interaction-list", _is_salt, wider)
+    rc = audit_main([str(ds), "--input", str(DATA), "--quiet", "--no-card", "--max-failures", "100"])
+    out = capsys.readouterr().out
+    assert rc == 0, out

@@ -28,9 +28,10 @@ import numpy as np
 from misi_tasks.audit.geometry import Camera
 from misi_tasks.audit.hbond_checks import (_check_equivalents, _check_label_record, _check_views,
                                            _resolver, _seen_somewhere, _whole_complex)
-from misi_tasks.audit.interaction_geometry import (RESIDUE_RINGS, STACK_MAX, _in_window, _is_ring, contact_problem,
-                                                   near_contacts, obvious_contacts, possible_for_residue,
-                                                   stack_measures, stack_window)
+from misi_tasks.audit.interaction_geometry import (ANGLE_SLACK, DIST_TOL, OFFSET_SLACK, RESIDUE_RINGS, STACK_MAX,
+                                                   _in_window, _is_ring, contact_problem, metal_target, near_contacts,
+                                                   obvious_contacts, possible_for_residue, stack_measures,
+                                                   stack_window)
 from misi_tasks.audit.item import Findings, Item
 from misi_tasks.audit.pixels import seen
 from misi_tasks.audit.structures import Atoms, Structures
@@ -240,6 +241,7 @@ def check_interaction_list(item: Item, structures: Structures, t9: dict | None =
             if not _chain_shown(a, chain, item.question):
                 f.fail(f"{res} {num} carries chain {chain}, which neither the labels (one chain) nor the prompt show")
     rows = _remeasure(a, recs, f)
+    _check_near_misses(item, a, kind, f)
     atoms = sorted({i for p, l_ in rows for i in p + l_})
     if atoms:
         _seen_somewhere(item, cam, front, a, atoms, f, {i: _who(a, i) for i in atoms})
@@ -247,6 +249,34 @@ def check_interaction_list(item: Item, structures: Structures, t9: dict | None =
     _check_label_record(item, cam, front, a, f, resolve)
     _check_equivalents(item, f, resolve, a)
     return f.reasons
+
+
+def _check_near_misses(item: Item, a: Atoms, kind: str, f: Findings) -> None:
+    """X2: every recorded near miss (``metadata.near_misses``; absent in older datasets) holds by the
+    audit's geometry with the item's margins widening the limits (plus :data:`DIST_TOL`), and is no
+    clear contact: it fails the true limits tightened by the audit's slack (metals: or its ligand atom
+    is no target of the definition, :func:`~misi_tasks.audit.interaction_geometry.metal_target`)."""
+    near = item.meta.get("near_misses")
+    if near is None:
+        return
+    margins = _margins(item, "none_margin_A", "none_margin_deg", f)
+    if not isinstance(near, list) or any(not isinstance(r, dict) or r.get("type") != kind for r in near):
+        f.fail(f"metadata.near_misses is not a list of {kind} records")
+        return
+    if near and margins is None:
+        f.fail("metadata.near_misses needs the margins none_margin_A / none_margin_deg")
+        return
+    for rec in near:
+        rows = _record_rows(a, rec, f)
+        if rows is None:
+            continue
+        what = f"near miss {rec.get('residue')} {'-'.join(rec['pocket_atoms'])}, {'-'.join(rec['ligand_atoms'])}"
+        wide = contact_problem(a, kind, rows[0], rows[1], rec, (margins[0] + DIST_TOL, margins[1]))
+        if wide:
+            f.fail(f"{what} is not within the margins ({margins[0]} Å, {margins[1]}°): {wide[0]}")
+        elif not contact_problem(a, kind, rows[0], rows[1], {}, (-OFFSET_SLACK, -ANGLE_SLACK)) and (
+                kind != "metal" or metal_target(a, rows[1][0])):  # a metal near miss may be a non-target at 2 Å
+            f.fail(f"{what} is a {kind} by the audit's geometry, not a near miss")
 
 
 def _margins(item: Item, key_A: str, key_deg: str, f: Findings) -> tuple[float, float] | None:

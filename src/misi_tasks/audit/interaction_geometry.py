@@ -27,7 +27,7 @@ from misi_tasks.audit.structures import Atoms
 
 __all__ = ["RESIDUE_RINGS", "POCKET_CHARGES", "METALS", "possible_for_residue", "ring_angle", "plane",
            "ligand_rings", "contact_problem", "obvious_contacts", "near_contacts", "ring_rows_of_residue",
-           "stack_window"]
+           "stack_window", "metal_target"]
 
 #: Residue -> its aromatic rings' template atom names (TRP: the six- then the five-membered ring).
 RESIDUE_RINGS: dict[str, tuple[frozenset[str], ...]] = {
@@ -177,7 +177,7 @@ def _close(measured: float, recorded, what: str) -> str | None:
     return None
 
 
-def _stack_problem(a: Atoms, p: list[int], l: list[int], rec: dict) -> list[str]:
+def _stack_problem(a: Atoms, p: list[int], l: list[int], rec: dict, wa: float = 0.0, wd: float = 0.0) -> list[str]:
     out = []
     if not _pocket_ring(a, p):
         out.append("its pocket atoms are not a PHE/TYR/HIS/TRP ring")
@@ -189,12 +189,12 @@ def _stack_problem(a: Atoms, p: list[int], l: list[int], rec: dict) -> list[str]
     d = float(np.linalg.norm(c1 - c2))
     ang = ring_angle(n1, n2)
     off = min(_offset(c1, n1, c2), _offset(c2, n2, c1))
-    if d >= STACK_MAX:
-        out.append(f"ring centroids {d:.2f} Å apart (needs < {STACK_MAX})")
-    if 30 + ANGLE_SLACK < ang < 60 - ANGLE_SLACK:
-        out.append(f"ring planes {ang:.0f}° apart (needs 0-30° or 60-90°)")
-    if off >= STACK_OFFSET + OFFSET_SLACK:
-        out.append(f"centroid offset {off:.2f} Å (needs < {STACK_OFFSET})")
+    if d >= STACK_MAX + wa:
+        out.append(f"ring centroids {d:.2f} Å apart (needs < {STACK_MAX + wa:g})")
+    if 30 + ANGLE_SLACK + wd < ang < 60 - ANGLE_SLACK - wd:
+        out.append(f"ring planes {ang:.0f}° apart (needs 0-{30 + wd:g}° or {60 - wd:g}-90°)")
+    if off >= STACK_OFFSET + OFFSET_SLACK + wa:
+        out.append(f"centroid offset {off:.2f} Å (needs < {STACK_OFFSET + wa:g})")
     why = _close(d, rec.get("distance"), "the centroid distance")
     return out + ([why] if why else [])
 
@@ -215,10 +215,14 @@ def stack_measures(a: Atoms, p: list[int], l: list[int]) -> tuple[float, float, 
     return (float(np.linalg.norm(c1 - c2)), ring_angle(n1, n2), min(_offset(c1, n1, c2), _offset(c2, n2, c1)))
 
 
-def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict) -> list[str]:
+def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict,
+                    widen: tuple[float, float] = (0.0, 0.0)) -> list[str]:
     """Why the recorded contact (pocket rows ``p``, ligand rows ``l``) is not a ``kind`` contact by
-    the audit's geometry (empty: it holds)."""
+    the audit's geometry (empty: it holds).  ``widen`` (Å, degrees) raises every distance and offset
+    limit and widens every angle window (an X2 near miss must hold with its item's margins; a
+    negative ``widen`` tightens them)."""
     out: list[str] = []
+    wa, wd = widen
     if kind == "hbond":
         from misi_tasks.audit.hbond_checks import bond_problem
 
@@ -235,12 +239,12 @@ def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict) 
         if lsign != -sign:
             return [f"ligand atoms {' '.join(str(a.name[i]) for i in l)} carry no charge opposite to {res}'s"]
         d = float(np.linalg.norm(_charge_centre(a, p, False) - _charge_centre(a, l, True)))
-        if d >= SALT_MAX:
-            out.append(f"charge centres {d:.2f} Å apart (needs < {SALT_MAX})")
+        if d >= SALT_MAX + wa:
+            out.append(f"charge centres {d:.2f} Å apart (needs < {SALT_MAX + wa:g})")
         why = _close(d, rec.get("distance"), "the charge-centre distance")
         return out + ([why] if why else [])
     if kind == "pi_stacking":
-        return _stack_problem(a, p, l, rec)
+        return _stack_problem(a, p, l, rec, wa, wd)
     if kind == "cation_pi":
         if _pocket_ring(a, p) and len(p) >= 5:
             ring, cat, lig_cat = p, l, True
@@ -258,10 +262,10 @@ def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict) 
         c, n = _ring_geom(a, ring)
         q = _charge_centre(a, cat, lig_cat)
         d, off = float(np.linalg.norm(q - c)), _offset(c, n, q)
-        if d >= CATPI_MAX:
-            out.append(f"charge {d:.2f} Å from the ring centroid (needs < {CATPI_MAX})")
-        if off >= STACK_OFFSET + OFFSET_SLACK:
-            out.append(f"charge {off:.2f} Å off the ring's axis (needs < {STACK_OFFSET})")
+        if d >= CATPI_MAX + wa:
+            out.append(f"charge {d:.2f} Å from the ring centroid (needs < {CATPI_MAX + wa:g})")
+        if off >= STACK_OFFSET + OFFSET_SLACK + wa:
+            out.append(f"charge {off:.2f} Å off the ring's axis (needs < {STACK_OFFSET + wa:g})")
         why = _close(d, rec.get("distance"), "the charge-ring distance")
         return out + ([why] if why else [])
     if kind == "halogen_bond":
@@ -276,12 +280,12 @@ def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict) 
             return ["the halogen needs exactly one C and the acceptor exactly one heavy neighbour"]
         d = float(np.linalg.norm(a.xyz[acc] - a.xyz[x]))
         don, accang = _angle(a.xyz[cs[0]], a.xyz[x], a.xyz[acc]), _angle(a.xyz[ys[0]], a.xyz[acc], a.xyz[x])
-        if d >= HAL_MAX:
-            out.append(f"X...A {d:.2f} Å (needs < {HAL_MAX})")
-        if don < 135:
-            out.append(f"C-X...A {don:.0f}° (needs 165 ± 30°)")
-        if not 90 <= accang <= 150:
-            out.append(f"Y-A...X {accang:.0f}° (needs 120 ± 30°)")
+        if d >= HAL_MAX + wa:
+            out.append(f"X...A {d:.2f} Å (needs < {HAL_MAX + wa:g})")
+        if don < 135 - wd:
+            out.append(f"C-X...A {don:.0f}° (needs 165 ± {30 + wd:g}°)")
+        if not 90 - wd <= accang <= 150 + wd:
+            out.append(f"Y-A...X {accang:.0f}° (needs 120 ± {30 + wd:g}°)")
         why = _close(d, rec.get("distance"), "X...A")
         return out + ([why] if why else [])
     if kind == "metal":
@@ -290,8 +294,8 @@ def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict) 
         if _el(a, p[0]) not in METALS or _el(a, l[0]) not in ("O", "N", "S"):
             return [f"{a.name[p[0]]} is not a metal ion or {a.name[l[0]]} not an O, N or S"]
         d = float(np.linalg.norm(a.xyz[p[0]] - a.xyz[l[0]]))
-        if d >= METAL_MAX:
-            out.append(f"ion {d:.2f} Å from the ligand atom (needs < {METAL_MAX})")
+        if d >= METAL_MAX + wa:
+            out.append(f"ion {d:.2f} Å from the ligand atom (needs < {METAL_MAX + wa:g})")
         why = _close(d, rec.get("distance"), "the ion distance")
         return out + ([why] if why else [])
     if kind == "hydrophobic":
@@ -301,8 +305,8 @@ def contact_problem(a: Atoms, kind: str, p: list[int], l: list[int], rec: dict) 
             if _el(a, i) != "C" or any(_el(a, n) != "C" for n in _heavy_nb(a, i)):
                 return [f"{a.name[i]} is not a carbon bonded only to carbon"]
         d = float(np.linalg.norm(a.xyz[p[0]] - a.xyz[l[0]]))
-        if d >= HYD_MAX:
-            out.append(f"carbons {d:.2f} Å apart (needs < {HYD_MAX})")
+        if d >= HYD_MAX + wa:
+            out.append(f"carbons {d:.2f} Å apart (needs < {HYD_MAX + wa:g})")
         why = _close(d, rec.get("distance"), "the C...C distance")
         return out + ([why] if why else [])
     return [f"unknown interaction type {kind!r}"]
@@ -342,6 +346,14 @@ def _ligand_obvious_charges(a: Atoms) -> list[tuple[int, list[int]]]:
         elif e == "N" and len(nb) == 4:
             out.append((1, [i]))
     return out
+
+
+def metal_target(a: Atoms, j: int) -> bool:
+    """Ligand atom ``j`` is a metal target of the prompt's definition by the audit's reading: a terminal
+    O of :func:`_o_target`, or an N bonded to two carbons."""
+    nb = _heavy_nb(a, j)
+    return (_el(a, j) == "O" and len(nb) == 1 and _o_target(a, j, nb[0])) or (
+        _el(a, j) == "N" and len(nb) == 2 and all(_el(a, n) == "C" for n in nb))
 
 
 def _o_target(a: Atoms, o: int, x: int) -> bool:
@@ -417,11 +429,8 @@ def obvious_contacts(a: Atoms, kind: str, pocket: np.ndarray | None = None) -> l
             if _el(a, m) not in METALS:
                 continue
             for j in np.flatnonzero(a.is_ligand).tolist():
-                nb = _heavy_nb(a, j)
-                target = (_el(a, j) == "O" and len(nb) == 1 and _o_target(a, j, nb[0])) or (
-                    _el(a, j) == "N" and len(nb) == 2 and all(_el(a, n) == "C" for n in nb))
                 d = float(np.linalg.norm(a.xyz[m] - a.xyz[j]))
-                if target and d < 2.8:
+                if metal_target(a, j) and d < 2.8:
                     found.append(f"{_who(a, m)} and ligand {a.name[j]} ({d:.2f} Å)")
     return found
 
