@@ -298,7 +298,8 @@ class InteractionListTask(TaskGenerator):
             if checked is None:  # a named residue or atom has no legible label or is hidden: not asked
                 continue
             views, check, relaid = checked
-            named = [int(a) for x in contacts for a in (*x.pocket_atoms, *x.ligand_atoms)]
+            # near misses' atoms too: a reply may name a near miss by a symmetry-equivalent atom
+            named = [int(a) for x in (*contacts, *near[kind]) for a in (*x.pocket_atoms, *x.ligand_atoms)]
             item = self.new_item(
                 scene, ctx, len(items),
                 question=self.prompt(pdb_id=scene.pdb_id, interaction=kind, chain=scene.pocket_chain,
