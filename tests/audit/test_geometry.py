@@ -93,3 +93,38 @@ def test_colour_classes_follow_the_spec_palette():
     x = np.arange(6) + 0.5
     assert seen(Pixels(img), x, np.full(6, 0.5), cls).all()
     assert not seen(Pixels(img), x, np.full(6, 0.5), np.roll(cls, 1)).any()
+
+
+def test_shard_cache_keys_by_exact_values():
+    """Views and images are shared only when their values are equal, and only within one cache."""
+    import io
+
+    from PIL import Image
+
+    from misi_tasks.audit.views import ShardCache, visible_atoms
+
+    cam = Camera(np.zeros(3), 40.0, 10.0, 64, "orthographic")
+    pts, radii = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, -3.0], [1.5, 1.5, 0.0]]), np.full(3, 1.0)
+    cache = ShardCache()
+    first = cache.visible(cam, pts, radii)
+    assert cache.visible(cam, pts.copy(), radii.copy()) is first  # equal values: one entry
+    moved = pts.copy()
+    moved[1, 2] = 3.0  # now in front of atom 0, which it hides
+    other = cache.visible(cam, moved, radii)
+    assert other is not first
+    assert first[2].tolist() == [True, False, True] and other[2].tolist() == [False, True, True]
+    assert all((a == b).all() for a, b in zip(other, visible_atoms(cam, moved, radii)))
+    assert ShardCache().visible(cam, pts, radii) is not first  # each shard owns its own
+
+    def png(colour):
+        buf = io.BytesIO()
+        Image.new("RGB", (8, 8), colour).save(buf, format="PNG")
+        return buf.getvalue()
+
+    red, blue = png((255, 13, 13)), png((48, 80, 248))
+    assert cache.pixels(red) is cache.pixels(bytes(bytearray(red)))
+    assert cache.pixels(red).classes[0, 0] != cache.pixels(blue).classes[0, 0]
+    small = ShardCache(max_images=1)
+    a = small.pixels(red)
+    small.pixels(blue)
+    assert small.pixels(red) is not a  # the oldest image was dropped, then decoded again

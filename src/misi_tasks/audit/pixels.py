@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import struct
-from functools import lru_cache
 
 import numpy as np
 from PIL import Image
@@ -168,9 +167,9 @@ def _fast_classes(data: bytes) -> np.ndarray | None:
     return out
 
 
-@lru_cache(maxsize=192)
 def class_map(data: bytes) -> Pixels:
-    """PNG bytes -> :class:`Pixels`; the last images are kept (items share their base views)."""
+    """PNG bytes -> :class:`Pixels` (a shard's checks decode each image once through
+    :class:`misi_tasks.audit.views.ShardCache`)."""
     classes = _fast_classes(data)
     if classes is None:
         with Image.open(io.BytesIO(data)) as im:

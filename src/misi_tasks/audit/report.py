@@ -21,6 +21,7 @@ from misi_tasks.audit.interaction_checks import check_interaction_list, check_in
 from misi_tasks.audit.item import Item
 from misi_tasks.audit.motion_checks import check_choice, check_docking, check_single_motion
 from misi_tasks.audit.structures import Structures
+from misi_tasks.audit.views import ShardCache
 
 __all__ = ["CHECKS", "AuditReport", "TaskAudit", "audit_dataset", "recorded_input", "recorded_task_params",
            "AuditError"]
@@ -228,6 +229,7 @@ def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: se
     if isinstance(structures, tuple):
         structures = _structures(*structures[:2], **structures[2])
     found: dict[str, TaskAudit] = {}
+    cache = ShardCache()  # the shard's decoded images and views, shared by its items
     for row in _rows(path):
         code = row.get("task_code", "")
         if tasks is not None and code not in tasks and row.get("task") not in tasks:
@@ -237,6 +239,7 @@ def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: se
         try:
             item = Item.from_row(row)
             item.params = _params_of(params, row["task"], code)
+            item.cache = cache
             reasons = _shape_problems(item)
             reasons += CHECKS[code](item, structures, t9) if code in CHECKS else [
                 f"no audit check for task code {code!r}"]
