@@ -128,3 +128,28 @@ def test_shard_cache_keys_by_exact_values():
     a = small.pixels(red)
     small.pixels(blue)
     assert small.pixels(red) is not a  # the oldest image was dropped, then decoded again
+
+
+def test_lazy_pixels_classify_as_the_full_image():
+    """misi's PNGs are decoded as their lit band and classified where read: every read (points, strided
+    grids, the full map) equals classifying the whole image decoded by PIL."""
+    import io
+
+    from PIL import Image
+
+    from misi_render.png import encode_png
+    from misi_tasks.audit.pixels import class_map, classify
+
+    rng = np.random.default_rng(3)
+    img = np.zeros((96, 96, 3), np.uint8)
+    img[20:50, 30:70] = rng.integers(0, 256, (30, 40, 3))  # a lit band; the rows below it are black
+    img[60:70, 10:20] = (255, 13, 13)  # and a second patch: the band spans both
+    data = encode_png(img)
+    ref = classify(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
+    assert (ref == classify(img)).all()
+    ys, xs = rng.integers(0, 96, (40, 7)), rng.integers(0, 96, (40, 7))
+    assert (class_map(data).at(ys, xs) == ref[ys, xs]).all()
+    for stride in (1, 3, 4):
+        assert (class_map(data).strided(stride) == ref[stride // 2::stride, stride // 2::stride]).all()
+    assert (class_map(data).classes == ref).all()
+    assert (class_map(encode_png(np.zeros((8, 8, 3), np.uint8))).classes == -1).all()
