@@ -153,3 +153,14 @@ def test_lazy_pixels_classify_as_the_full_image():
         assert (class_map(data).strided(stride) == ref[stride // 2::stride, stride // 2::stride]).all()
     assert (class_map(data).classes == ref).all()
     assert (class_map(encode_png(np.zeros((8, 8, 3), np.uint8))).classes == -1).all()
+
+
+@given(st.integers(1, 70), st.integers(1, 9), st.integers(0, 2**32 - 1))
+def test_undoing_the_up_filter_is_a_running_sum_modulo_256(rows, cols, seed):
+    from misi_tasks.audit.pixels import _up_sum
+
+    a = np.random.default_rng(seed).integers(0, 256, (rows, cols), dtype=np.uint8)
+    want = a.copy()
+    for i in range(1, rows):
+        want[i] = want[i - 1] + a[i]  # uint8 wraps
+    assert (_up_sum(a) == want).all()
