@@ -101,11 +101,11 @@ def test_shard_cache_keys_by_exact_values():
 
     from PIL import Image
 
-    from misi_tasks.audit.views import ShardCache, visible_atoms
+    from misi_tasks.audit.views import AuditCache, visible_atoms
 
     cam = Camera(np.zeros(3), 40.0, 10.0, 64, "orthographic")
     pts, radii = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, -3.0], [1.5, 1.5, 0.0]]), np.full(3, 1.0)
-    cache = ShardCache()
+    cache = AuditCache()
     first = cache.visible(cam, pts, radii)
     assert cache.visible(cam, pts.copy(), radii.copy()) is first  # equal values: one entry
     moved = pts.copy()
@@ -114,7 +114,7 @@ def test_shard_cache_keys_by_exact_values():
     assert other is not first
     assert first[2].tolist() == [True, False, True] and other[2].tolist() == [False, True, True]
     assert all((a == b).all() for a, b in zip(other, visible_atoms(cam, moved, radii)))
-    assert ShardCache().visible(cam, pts, radii) is not first  # each shard owns its own
+    assert AuditCache().visible(cam, pts, radii) is not first  # each shard owns its own
 
     def png(colour):
         buf = io.BytesIO()
@@ -124,7 +124,7 @@ def test_shard_cache_keys_by_exact_values():
     red, blue = png((255, 13, 13)), png((48, 80, 248))
     assert cache.pixels(red) is cache.pixels(bytes(bytearray(red)))
     assert cache.pixels(red).classes[0, 0] != cache.pixels(blue).classes[0, 0]
-    small = ShardCache(max_images=1)
+    small = AuditCache(max_images=1)
     a = small.pixels(red)
     small.pixels(blue)
     assert small.pixels(red) is not a  # the oldest image was dropped, then decoded again

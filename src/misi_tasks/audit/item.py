@@ -11,7 +11,7 @@ import numpy as np
 from misi_tasks.audit.geometry import VIEW_TURNS, Camera
 from misi_tasks.audit.pixels import Pixels
 from misi_tasks.audit.structures import Atoms
-from misi_tasks.audit.views import VIEW_FLOOR, VIEW_MARGIN, VIEW_MIN, ShardCache, view_seen
+from misi_tasks.audit.views import VIEW_FLOOR, VIEW_MARGIN, VIEW_MIN, AuditCache, view_seen
 
 __all__ = ["Item", "Findings", "prompt_range"]
 
@@ -34,7 +34,7 @@ class Item:
     #: defaults; None: the dataset records none, e.g. an item built without its card).
     params: dict | None = None
     #: What the items of one shard share (decoded images, views); the shard's audit sets its own.
-    cache: ShardCache = field(default_factory=ShardCache, repr=False, compare=False)
+    cache: AuditCache = field(default_factory=AuditCache, repr=False, compare=False)
 
     @classmethod
     def from_row(cls, row: dict) -> "Item":

@@ -221,7 +221,7 @@ def _fast_pixels(data: bytes) -> Pixels | None:
 
 def class_map(data: bytes) -> Pixels:
     """PNG bytes -> :class:`Pixels` (a shard's checks decode each image once through
-    :class:`misi_tasks.audit.views.ShardCache`)."""
+    :class:`misi_tasks.audit.views.AuditCache`)."""
     got = _fast_pixels(data)
     if got is None:
         with Image.open(io.BytesIO(data)) as im:

@@ -18,7 +18,7 @@ from misi_tasks.audit.geometry import Camera, view_matrix
 from misi_tasks.audit.pixels import DARK_CLASS, Pixels, clamp, class_map, in_image, seen, seen_fraction, unhidden
 
 __all__ = ["VIEW_MIN", "VIEW_FLOOR", "VIEW_MARGIN", "view_seen", "pose_scores", "best_motion", "zoom_scores", "shift_scores", "differing_fraction", "visible_atoms",
-           "ShardCache"]
+           "AuditCache"]
 
 #: Fraction of unhidden atoms seen at which an image shows a pose (true views: 0.43-0.95 over
 #: 256-512 px, both styles and projections; other views of the same atoms: at most 0.31).
@@ -46,7 +46,7 @@ def _cam_xyz(front: np.ndarray, view: str) -> np.ndarray:
 
 def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str = "front") -> tuple:
     """(x px, y px, unhidden and inside the image) of front-frame points in ``view`` (read-only arrays).
-    Checks call it through :meth:`ShardCache.visible`, which computes each distinct view once."""
+    Checks call it through :meth:`AuditCache.visible`, which computes each distinct view once."""
     q = _cam_xyz(front, view)
     x, y, k = cam.pixels(q)
     inside = in_image(x, y, cam.size, margin=1.0)
@@ -56,12 +56,12 @@ def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str
     return out
 
 
-class ShardCache:
-    """What the items of one shard share, owned by the shard's audit (no process-wide state): images
-    decoded once (keyed by their exact bytes: rows repeat base views, and equal pictures are equal
-    bytes) and each distinct view of a pose's atoms (keyed by the exact camera, view, coordinates
-    and radii).  Both are bounded: the oldest entries go first (a shard lists a complex's items
-    together)."""
+class AuditCache:
+    """What the items of a shard, or of a run's shards in one process, share, owned by that audit (no
+    process-wide state): images decoded once (keyed by their exact bytes: rows repeat base views, and
+    equal pictures are equal bytes) and each distinct view of a pose's atoms (keyed by the exact
+    camera, view, coordinates and radii).  Both are bounded: the oldest entries go first (a shard
+    lists a complex's items together)."""
 
     def __init__(self, max_images: int = 192, max_views: int = 256) -> None:
         self._images: dict[bytes, Pixels] = {}
@@ -89,7 +89,7 @@ class ShardCache:
 
 
 def view_seen(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndarray, radii_A: np.ndarray,
-              view: str = "front", cache: ShardCache | None = None) -> float:
+              view: str = "front", cache: AuditCache | None = None) -> float:
     """Fraction of unhidden atoms (in the image) seen at their projected centres (``classes``: the
     image's colour classes, :func:`misi_tasks.audit.pixels.class_map`; ``cache``: the shard's, which
     computes each view once).  Items share base views, so each image keeps its results (``Pixels.seen``)."""
