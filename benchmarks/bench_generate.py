@@ -13,8 +13,8 @@ its worker processes, user + sys) per image, peak memory per worker (max RSS of 
 processes) and, from a profile of one complex in this process, where the time goes.
 
 ``--profile-workers`` (local backend, 2+ workers) runs cProfile in every worker process and prints
-where the workers' CPU goes by stage -- loading, generating, writing and reading the units,
-building and writing the shards -- summed over the workers.  cProfile slows Python-heavy code, so
+where the workers' CPU goes by stage -- loading, generating the items, building and writing the
+shards -- summed over the workers.  cProfile slows Python-heavy code, so
 take the wall time and images/s of a run without it.
 
 ``--against COMMIT`` (side by side): exports ``COMMIT`` of this repository (``git archive``, so
@@ -27,7 +27,10 @@ process and its workers), wall time, images, dataset bytes per image and the wor
 (the process's own when the run is in-process: one worker or one complex), then B/A ratios: CPU per image and wall per image (median over the pairs) and bytes per image.
 On a shared machine the CPU ratio is the figure to trust; wall times move with the other load.
 ``--check-pixels`` then decodes every image of the last A and B datasets and checks that the two
-hold the same rows with the same pixels (the PNG bytes may differ).
+hold the same rows with the same pixels (the PNG bytes may differ).  Rows are matched by item id
+and their images taken in canonical order (a multiple-choice row's option images put back in the
+order of ``metadata.option_order``), so two datasets whose correct letters were drawn differently
+(per complex since issue 27, per task and split before) still compare image for image.
 """
 
 from __future__ import annotations
@@ -73,18 +76,15 @@ STAGES = {
 # "self:file:function" for a function's own time, "fsync<function" for its calls of os.fsync)
 WORKER_STAGES = (
     (0, "1. load every complex", ("worker.py:check_complex",)),
-    (0, "2. generate the units", ("worker.py:process_complex",)),
+    (0, "2. generate the groups into their shards", ("worker.py:process_group",)),
     (1, "kernel warm-up", ("worker.py:warm_up_once",)),
     (1, "make the items", ("base.py:generate",)),
-    (1, "write the units", ("units.py:write_unit",)),
-    (2, "pickle", ("~:<built-in method _pickle.dumps>",)),
-    (0, "3. write the shards", ("shards.py:write_shard_job",)),
-    (1, "read the units", ("units.py:read_unit",)),
     (1, "rows (letters, to_row)", ("items.py:assign_letter", "items.py:to_row")),
     (1, "check the rows", ("schema.py:check_row",)),
-    (1, "Arrow table", ("parquet.py:_row_group", "self:parquet.py:write_shard")),  # from_pylist: C code
+    (1, "Arrow table", ("parquet.py:_row_group",)),
     (1, "Parquet write", ("core.py:write_table",)),
-    (0, "fsync (units and shards)", ("fsync<atomic_path",)),  # one atomic write for both: one caller
+    (0, "3. --tiny: copy the Tiny subset", ("shards.py:write_tiny_shard",)),
+    (0, "fsync (shards)", ("fsync<commit",)),
 )
 
 
@@ -93,7 +93,8 @@ _INIT_WORKER = generate_module.init_worker  # before main() wraps it
 
 def _worker_setup(prof_dir: str) -> None:
     """A worker's initializer under --profile-workers: profile it until it exits, then dump the
-    profile and the CPU time of its start-up (spawn, imports: before the profile starts)."""
+    profile and the CPU time of its start-up (spawn, imports: before the profile starts; a forked
+    worker's CPU time starts at the fork, so its start-up is only what the fork copies)."""
     from multiprocessing import util
 
     startup = time.process_time()
@@ -132,7 +133,7 @@ def report_worker_profiles(prof_dir: Path, n_img: int) -> None:
     total = sum(c for _s, c in cpu)
     print(f"\nworkers' CPU by stage ({len(files)} workers, cProfile on, {n_img} images): "
           f"{total:.1f} s = {1000 * total / n_img:.2f} ms/image")
-    print(f"  {'start-up (spawn, imports)':<34}{sum(s for s, _c in cpu):7.2f} s")
+    print(f"  {'start-up (spawn/fork, imports)':<34}{sum(s for s, _c in cpu):7.2f} s")
     for indent, label, keys in WORKER_STAGES:
         t = sum(cum.get(k, 0.0) for k in keys)
         print(f"  {'  ' * indent + label:<34}{t:7.2f} s  {1000 * t / n_img:6.2f} ms/image")
@@ -155,7 +156,8 @@ def profile_one(input_dir: Path, size: int) -> None:
     prof.enable()
     scene = Scene(load_complex(dirs[0]), RenderOptions(size=size))
     partner = Scene(load_complex(dirs[1 % len(dirs)]), RenderOptions(size=size))
-    items = generate_items(scene, TASK_NAMES, partners={partner.pdb_id: partner}, keep_renders=False)
+    items = generate_items(scene, TASK_NAMES, partners={partner.pdb_id: partner}, keep_renders=False,
+                           skipped_empty=True)  # a task with nothing to ask about this complex: no items
     prof.disable()
     total = time.perf_counter() - t0
     stats = pstats.Stats(prof).stats
@@ -220,18 +222,27 @@ def _side_run(src: Path, out: Path, args: argparse.Namespace, limit: int | None)
 
 
 def _rows(out: Path) -> dict[str, list[bytes]]:
+    """id -> the row's images in canonical order: the question's images, then a multiple-choice
+    row's option images in the order of its options before letters were drawn (correct first)."""
     import pyarrow.parquet as pq
 
     rows = {}
     for f in sorted((out / "data").rglob("*.parquet")):
-        for row in pq.read_table(f, columns=["id", "images"]).to_pylist():
-            rows[row["id"]] = [im["bytes"] for im in row["images"]]
+        for row in pq.read_table(f, columns=["id", "images", "image_roles", "metadata"]).to_pylist():
+            images = [im["bytes"] for im in row["images"]]
+            n_opt = sum(r.startswith("option ") for r in row["image_roles"])
+            order = json.loads(row["metadata"]).get("option_order")
+            if n_opt and order:  # option image k shows canonical option order[k]
+                base, opts = images[:len(images) - n_opt], images[len(images) - n_opt:]
+                images = base + [opts[order.index(i)] for i in range(len(order))]
+            rows[row["id"]] = images
     return rows
 
 
 def _same_pixels(a: Path, b: Path) -> str:
-    """'same rows, same pixels (N images, M with other bytes)' or what differs first."""
+    """'same rows, same pixels (N images, M with other bytes)', or which rows differ, by task."""
     import io
+    from collections import Counter
 
     import numpy as np
     from PIL import Image
@@ -240,15 +251,25 @@ def _same_pixels(a: Path, b: Path) -> str:
     if ra.keys() != rb.keys():
         return f"DIFFERENT rows: {len(ra.keys() ^ rb.keys())} ids in one dataset only"
     n = other_bytes = 0
+    differ: Counter = Counter()
+    first: dict[str, str] = {}
     for rid in sorted(ra):
+        task = rid.split("/")[0]
         if len(ra[rid]) != len(rb[rid]):
-            return f"DIFFERENT image count in row {rid}"
+            differ[task] += 1
+            first.setdefault(task, f"{rid} (image count)")
+            continue
         for x, y in zip(ra[rid], rb[rid]):
             n += 1
             other_bytes += x != y
             if x != y and not np.array_equal(np.asarray(Image.open(io.BytesIO(x)).convert("RGB")),
                                              np.asarray(Image.open(io.BytesIO(y)).convert("RGB"))):
-                return f"DIFFERENT pixels in row {rid}"
+                differ[task] += 1
+                first.setdefault(task, rid)
+                break
+    if differ:
+        return "DIFFERENT pixels in " + "; ".join(f"{t}: {k} of {sum(r.startswith(t + '/') for r in ra)} rows "
+                                                   f"(first {first[t]})" for t, k in sorted(differ.items()))
     return f"same rows, same pixels ({n} images, {other_bytes} with other PNG bytes)"
 
 
@@ -317,6 +338,7 @@ def main() -> None:
     prof_dir = Path(tempfile.mkdtemp(prefix="misi-bench-prof-"))
     if args.profile_workers:  # generate_dataset looks its worker initializer up by name
         generate_module.init_worker = functools.partial(_worker_setup, str(prof_dir))
+        generate_module.init_worker.before_fork = getattr(_INIT_WORKER, "before_fork", None)  # as a real run
     try:
         cfg = GenerateConfig(input_dir=args.input, out_dir=out, split="test", size=args.size,
                              workers=args.workers, limit=args.limit, backend=args.backend,

@@ -14,7 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from misi_tasks.audit.cli import main as audit_main
-from misi_tasks.audit.interaction_geometry import contact_problem, ligand_rings, obvious_contacts, stack_measures
+from misi_tasks.audit.interaction_geometry import (contact_problem, ligand_rings, near_contacts, obvious_contacts,
+                                                   stack_measures)
 from misi_tasks.audit.structures import Structures
 from misi_tasks.engine.cli import main as gen_main
 
@@ -153,6 +154,39 @@ def test_x2_no_that_hides_a_clear_salt_bridge_fails(clean, tmp_path, capsys):
     assert any("the audit finds a clear salt_bridge: ARG 48 N" in r for r in reasons), reasons
 
 
+def test_x2_no_within_the_recorded_margin_fails(clean, tmp_path, capsys):
+    """A No salt bridge recorded with a 1.0 Å margin: ARG 36's charge centre 6.37 Å from the carboxylate
+    (inside 5.5 + 1.0) is named, besides ARG 48's clear one."""
+    def hide(row, meta):
+        row["answer"] = "No"
+        meta.update(interactions=[], label="none", none_margin_A=1.0, none_margin_deg=10.0)
+        meta.pop("label_check", None)
+        meta.pop("equivalent_atoms", None)
+
+    ds, item = _broken(clean, tmp_path, "interaction-list", _is_salt, hide)
+    reasons = _reasons(ds, item, capsys)
+    assert any("within the recorded margins (1.0 Å, 10.0°): ARG 36 NE" in r for r in reasons), reasons
+
+
+def test_x2_and_x3_rows_record_their_margins(clean):
+    for row in _rows(clean, "interaction-list"):
+        meta = json.loads(row["metadata"])
+        assert (meta["none_margin_A"], meta["none_margin_deg"]) == (0.5, 10.0)
+    for row in _rows(clean, "ring-stacking"):
+        meta = json.loads(row["metadata"])
+        assert (meta["decoy_margin_A"], meta["decoy_margin_deg"]) == (0.5, 10.0)
+
+
+def test_x3_decoy_within_the_recorded_margin_fails(clean, tmp_path, capsys):
+    """A margin wider than the one the decoys were drawn with (2.0 Å, 20°): some decoy lies inside it."""
+    def widen(row, meta):
+        meta.update(decoy_margin_A=2.0, decoy_margin_deg=20.0)
+
+    ds, item = _broken(clean, tmp_path, "ring-stacking", lambda r, m: True, widen)
+    reasons = _reasons(ds, item, capsys)
+    assert any(r.startswith("decoy ") and "within the recorded decoy margins (2.0 Å, 20.0°)" in r for r in reasons), reasons
+
+
 def test_x3_wrong_answer_and_equal_decoy_fail(clean, tmp_path, capsys):
     def wrong(row, meta):
         row["answer"] = "B" if row["answer"] != "B" else "A"
@@ -188,3 +222,6 @@ def test_own_geometry_on_4hlc():
     assert contact_problem(a, "pi_stacking", phe, lig, {"distance": 5.2})  # a record that does not match
     assert any("ARG 48" in h for h in obvious_contacts(a, "salt_bridge"))
     assert obvious_contacts(a, "halogen_bond") == [] and obvious_contacts(a, "metal") == []
+    # near misses widen the limits by the margin: ARG 36 (charge centres 6.37 Å) only past 0.87 Å
+    assert [h.split(" and ")[0] for h in near_contacts(a, "salt_bridge", 0.5, 10.0)] == ["ARG 48 NE"]
+    assert any(h.startswith("ARG 36 ") for h in near_contacts(a, "salt_bridge", 1.0, 10.0))

@@ -15,8 +15,10 @@ TASKS = ("translation", "residue-ligand", "translation-rotation")
 
 
 def small_config(out: Path, **kw) -> GenerateConfig:
-    """The run every backend test compares: all five bundled samples, three tasks, 96 px."""
-    return GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=TASKS, split="test", seed=3, size=96, **kw)
+    """The run every backend test compares: all five bundled samples, three tasks, 96 px, in three
+    groups (of 2, 2 and 1 complexes: three jobs, nine shards)."""
+    return GenerateConfig(input_dir=sample_root(), out_dir=out, tasks=TASKS, split="test", seed=3, size=96,
+                          **{"group_size": 2, **kw})
 
 
 def digest(out: Path) -> dict[str, str]:

@@ -34,6 +34,68 @@ def test_shared_job_elements_are_pickled_once_and_reach_every_job():
     assert not folder.exists()
 
 
+#: set by _setup_in_parent in the driver; a forked worker sees the driver's value
+_PARENT_STATE: dict[str, int] = {}
+
+
+def _noop_setup() -> None:
+    """A worker initializer whose ``before_fork`` records that it ran, and in which process."""
+
+
+def _record_parent() -> None:
+    _PARENT_STATE["pid"] = os.getpid()
+    _PARENT_STATE["calls"] = _PARENT_STATE.get("calls", 0) + 1
+
+
+_noop_setup.before_fork = _record_parent  # type: ignore[attr-defined]
+
+
+def _inherited_pid(_job: int) -> int:
+    return _PARENT_STATE.get("pid", -1)
+
+
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_before_fork_runs_once_in_the_driver_and_only_for_forked_workers(start, monkeypatch):
+    if start == "fork" and sys.platform != "linux":
+        pytest.skip("fork is used on Linux only")
+    monkeypatch.setattr(sys.modules[__name__], "_PARENT_STATE", {})
+    backend = LocalBackend(2, start=start)
+    with backend:
+        seen = set(backend.map(_inherited_pid, range(6), setup=_noop_setup))
+    assert backend.started_by == start
+    if start == "fork":  # run here, once; the workers inherit what it did
+        assert _PARENT_STATE == {"pid": os.getpid(), "calls": 1} and seen == {os.getpid()}
+    else:
+        assert _PARENT_STATE == {} and seen == {-1}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is chosen on Linux only")
+def test_auto_forks_only_when_no_other_thread_runs_and_no_parallel_kernels(monkeypatch):
+    import threading
+
+    from misi_tasks.engine.backends.local import start_method
+
+    monkeypatch.delenv("MISI_RENDER_PARALLEL", raising=False)
+    assert start_method() == "fork"
+    assert start_method("spawn") == "spawn"
+    monkeypatch.setenv("MISI_RENDER_PARALLEL", "1")  # the workers would start numba's threads
+    assert start_method() == "spawn"
+    monkeypatch.delenv("MISI_RENDER_PARALLEL")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)  # may hold a lock a worker needs
+    other.start()
+    try:
+        assert start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
+    assert start_method() == "fork"
+    with pytest.raises(ValueError, match="start method must be one of auto, fork, spawn"):
+        start_method("forkserver")
+    with pytest.raises(ValueError, match="start must be one of"):
+        LocalBackend(2, start="threads")
+
+
 def test_a_dead_local_worker_is_a_backend_error():
     with pytest.raises(BackendError, match="rerun to resume"):
         list(LocalBackend(2).map(os._exit, [3, 3]))  # the worker process exits mid-job

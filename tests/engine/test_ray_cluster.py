@@ -85,7 +85,8 @@ def test_a_node_lost_mid_run_leaves_the_output_unchanged(two_nodes, local_refere
     address, node, env = two_nodes
     out = tmp_path / "cluster"
     argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
-            "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", address]
+            "--size", "96", "--group-size", "2", "--quiet", "--out", str(out), "--backend", "ray",
+            "--ray-address", address]
     run = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lost = None
     deadline = time.monotonic() + 240
@@ -127,7 +128,8 @@ def test_a_ray_client_run_writes_the_local_bytes(client_head, local_reference, t
     client, env = client_head
     out = tmp_path / "client"
     argv = [sys.executable, "-m", "misi_tasks.engine.cli", "--task", ",".join(TASKS), "--split", "test", "--seed", "3",
-            "--size", "96", "--quiet", "--out", str(out), "--backend", "ray", "--ray-address", client]
+            "--size", "96", "--group-size", "2", "--quiet", "--out", str(out), "--backend", "ray",
+            "--ray-address", client]
     run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     if "Initialization failure from server" in run.stderr:
         # Ray's client proxy sometimes loses the per-client server it forks (a gRPC fork check in

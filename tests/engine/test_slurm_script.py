@@ -42,7 +42,7 @@ def test_the_sbatch_script_starts_ray_runs_misi_gen_and_stops_ray(local_referenc
            "PYTHONPATH": os.pathsep.join(p for p in [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")] if p),
            "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_CPUS_PER_TASK": "1", "RAY_PORT": str(_free_port()),
            "INPUT": str(Path(__import__("misi_geom.samples").samples.sample_root())), "OUT": str(out),
-           "MISI_ARGS": f"--task {','.join(TASKS)} --split test --seed 3 --size 96"}
+           "MISI_ARGS": f"--task {','.join(TASKS)} --split test --seed 3 --size 96 --group-size 2"}
     env.pop("RAY_ADDRESS", None)
     run = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=600,
                          cwd=tmp_path)

@@ -12,7 +12,7 @@ import pytest
 
 from misi_tasks.engine.cli import main
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
-from misi_tasks.engine.shards import _letters, _shard_bounds, _tiny_indices
+from misi_tasks.engine.shards import complex_letters, plan_groups, tiny_pick
 from misi_tasks.definitions.items import Item
 from misi_geom.samples import sample_root
 
@@ -62,14 +62,25 @@ def test_output_does_not_depend_on_workers_and_reruns_identically(reference, tmp
     # the work files sit beside the output, and only a small state file is left once complete
     work = tmp_path / ".two.misi-gen"
     assert not (work / "units").exists() and (work / "state.json").is_file()
+    assert [p.name for p in work.iterdir() if p.is_dir()] == []  # no image was written anywhere else
     assert not any(p.name.startswith(".") for p in two.rglob("*"))
     summary = generate_dataset(_config(two), progress=False)  # a rerun of a finished run
     assert summary.shards == [] and summary.shards_skipped == 3
     assert _digest(two) == _digest(ref_out)
-    (two / "data" / "docking" / "test-00000-of-00001.parquet").unlink()  # a lost shard is rebuilt
+    (two / "data" / "docking" / "test-00000-of-00001.parquet").unlink()  # a lost shard: its group is rebuilt
     summary = generate_dataset(_config(two), progress=False)
-    assert summary.shards == ["data/docking/test-00000-of-00001.parquet"]
+    assert summary.shards == [f"data/{t}/test-00000-of-00001.parquet" for t in TASKS]
     assert _digest(two) == _digest(ref_out)
+
+
+def test_output_does_not_depend_on_how_workers_start(reference, tmp_path, monkeypatch):
+    import misi_tasks.engine.backends.local as local
+
+    ref_out, _ = reference
+    monkeypatch.setattr(local, "start_method", lambda requested="auto": "spawn")  # auto forks on Linux
+    spawned = tmp_path / "spawned"
+    generate_dataset(_config(spawned, workers=2), progress=False)
+    assert _digest(spawned) == _digest(ref_out)
 
 
 def test_bad_complex_is_skipped_and_reported(tmp_path):
@@ -88,18 +99,38 @@ def test_bad_complex_is_skipped_and_reported(tmp_path):
     assert "skipped complex 0bad" in summary.format()
 
 
-def test_letters_are_balanced():
-    items = [
-        Item(task="rotation-rotation", split="test", complex_id=f"c{k:02d}", index=0, question="q <<OPTIONS>>",
-             images=[], image_roles=[], answer="A", metadata={}, options=["", "", "", ""],
-             option_images=[b"a", b"b", b"c", b"d"])
-        for k in range(41)
-    ]
-    out = [item.assign_letter(k) for item, k in zip(items, _letters(len(items), 0, "rotation-rotation", "test"))]
-    counts = Counter(i.answer for i in out)
-    assert set(counts) == set("ABCD") and max(counts.values()) - min(counts.values()) <= 1
-    for i in out:  # the correct image sits at the answer letter
-        assert i.images["ABCD".index(i.answer)] == b"a"
+def test_letters_are_balanced_per_complex():
+    for n in range(1, 14):
+        for cid in ("1abc", "2xyz", "3pqr"):
+            letters = complex_letters(n, 0, "rotation-rotation", "test", cid)
+            counts = Counter(letters)
+            assert len(letters) == n and set(counts) <= {0, 1, 2, 3}
+            assert max(counts.values()) - min(counts.get(k, 0) for k in range(4)) <= 1
+            assert complex_letters(n, 0, "rotation-rotation", "test", cid) == letters  # seeded
+    # the n mod 4 extra letters are not always A: over many complexes every letter gets its share
+    extras = Counter(k for c in range(400) for k in complex_letters(5, 0, "rotation-rotation", "test", f"c{c}"))
+    assert max(extras.values()) - min(extras.values()) < 80 and min(extras.values()) > 400
+    item = Item(task="rotation-rotation", split="test", complex_id="c", index=0, question="q <<OPTIONS>>",
+                images=[], image_roles=[], answer="A", metadata={}, options=["", "", "", ""],
+                option_images=[b"a", b"b", b"c", b"d"])
+    for k in range(4):  # the correct image sits at the answer letter
+        out = item.assign_letter(k)
+        assert out.images["ABCD".index(out.answer)] == b"a"
+
+
+def test_generated_letters_are_balanced_per_complex(reference):
+    out, _ = reference
+    rows = pq.read_table(out / "data" / "translation-rotation" / "test-00000-of-00001.parquet",
+                         columns=["complex_id", "answer", "metadata"]).to_pylist()
+    by_complex: dict[str, Counter] = {}
+    for r in rows:
+        by_complex.setdefault(r["complex_id"], Counter())[r["answer"]] += 1
+        assert json.loads(r["metadata"])["correct_letter"] == r["answer"]
+    assert len(by_complex) == 2
+    for cid, counts in by_complex.items():  # 3 items a complex: three letters once each, as drawn
+        assert sum(counts.values()) == 3 and max(counts.values()) == 1, (cid, counts)
+        drawn = complex_letters(3, 7, "translation-rotation", "test", cid)
+        assert sorted("ABCD"[k] for k in drawn) == sorted(counts.elements())
 
 
 @pytest.mark.parametrize(
@@ -109,6 +140,7 @@ def test_letters_are_balanced():
         (["--task", "T1", "--out", "x", "--size", "8"], "--size"),
         (["--task", "T1", "--out", "x", "--task-params", '{"translation": {"bogus": 1}}'], "no parameter"),
         (["--task", "T1", "--out", "x", "--workers", "0"], "--workers"),
+        (["--task", "T1", "--out", "x", "--group-size", "0"], "--group-size"),
     ],
 )
 def test_cli_rejects_bad_arguments(argv, message, capsys):
@@ -138,21 +170,78 @@ def test_generated_shards_load_with_datasets(reference):
 def test_tiny_draws_fifty_sorted_items_per_task():
     from misi_tasks.engine.generate import TINY_PER_TASK
 
-    picked = _tiny_indices(120, 0, "rotation")
+    answers = [f"x{k}" for k in range(120)]
+    picked = tiny_pick(answers, 0, "rotation", mc=False)
     assert len(picked) == TINY_PER_TASK == 50
     assert picked == sorted(set(picked)) and max(picked) < 120
-    assert _tiny_indices(120, 0, "rotation") == picked  # deterministic
-    assert _tiny_indices(120, 1, "rotation") != picked  # but seeded
-    assert _tiny_indices(30, 0, "rotation") == list(range(30))
+    assert tiny_pick(answers, 0, "rotation", mc=False) == picked  # deterministic
+    assert tiny_pick(answers, 1, "rotation", mc=False) != picked  # but seeded
+    assert tiny_pick(answers[:30], 0, "rotation", mc=False) == list(range(30))
 
 
-def test_shards_close_at_the_byte_budget():
-    from misi_tasks.engine.shards import SHARD_BYTES
+def test_tiny_balances_the_letters_of_a_multiple_choice_task():
+    answers = ["A"] * 60 + ["B"] * 15 + ["C"] * 40 + ["D"] * 5  # skewed: D has too few
+    picked = tiny_pick(answers, 0, "rotation-rotation", mc=True)
+    counts = Counter(answers[k] for k in picked)
+    assert len(picked) == 50 == len(set(picked)) and picked == sorted(picked)
+    assert counts["D"] == 5 and all(c >= 12 for letter, c in counts.items() if letter != "D")
+    even = tiny_pick(list("ABCD") * 30, 3, "rotation-rotation", mc=True)
+    assert sorted(Counter(("ABCD" * 30)[k] for k in even).values()) == [12, 12, 13, 13]
 
-    half = SHARD_BYTES // 2
-    assert _shard_bounds([half - 10, half - 10, 10, half]) == [(0, 3), (3, 4)]
-    assert _shard_bounds([SHARD_BYTES * 2, 5]) == [(0, 1), (1, 2)]  # an oversized item gets a shard alone
-    assert _shard_bounds([1] * 2500) == [(0, 1000), (1000, 2000), (2000, 2500)]
+
+def test_groups_are_fixed_runs_of_sorted_complexes_per_split():
+    splits = {f"c{k:02d}": ("test" if k % 3 == 0 else "train") for k in range(20)}
+    groups = plan_groups(splits, 4)
+    assert [g.key for g in groups] == ["test-00000-of-00002", "test-00001-of-00002"] + [
+        f"train-{i:05d}-of-00004" for i in range(4)]
+    assert groups[0].complexes == ("c00", "c03", "c06", "c09") and groups[1].complexes == ("c12", "c15", "c18")
+    assert [c for g in groups for c in g.complexes] == sorted(c for c in splits if splits[c] == "test") + sorted(
+        c for c in splits if splits[c] == "train")
+    assert plan_groups(dict(reversed(list(splits.items()))), 4) == groups  # input order does not matter
+    assert groups[0].shard(Path("OUT"), "docking") == Path("OUT/data/docking/test-00000-of-00002.parquet")
+    with pytest.raises(ValueError, match="at least 1"):
+        plan_groups(splits, 0)
+
+
+def test_a_shard_per_group_holds_the_same_rows_and_resumes_by_group(reference, tmp_path):
+    ref_out, _ = reference
+    out = tmp_path / "g1"
+    cfg = GenerateConfig(**{**_config(out, workers=2).__dict__, "group_size": 1})
+    summary = generate_dataset(cfg, progress=False)
+    names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet"))
+    assert names == sorted(f"data/{t}/test-0000{i}-of-00002.parquet" for t in TASKS for i in (0, 1))
+    assert len(summary.shards) == 6
+    for task in TASKS:  # the rows of the two one-complex shards are the rows of the one two-complex shard
+        ref = pq.read_table(ref_out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        parts = [pq.read_table(out / "data" / task / f"test-0000{i}-of-00002.parquet").to_pylist() for i in (0, 1)]
+        assert parts[0] and {r["complex_id"] for r in parts[0]} == {"1h1d"}
+        assert parts[0] + parts[1] == ref
+    digest = _digest(out)
+    (out / "data" / "docking" / "test-00001-of-00002.parquet").unlink()  # its group is generated again
+    summary = generate_dataset(cfg, progress=False)
+    assert summary.shards == [f"data/{t}/test-00001-of-00002.parquet" for t in TASKS]
+    assert summary.shards_skipped == 3 and _digest(out) == digest
+
+
+def test_a_complex_that_fails_in_its_group_costs_the_others_nothing(reference, tmp_path, monkeypatch):
+    import misi_tasks.engine.worker as worker
+
+    ref_out, _ = reference
+    real = worker.save_provenance
+
+    def fail_for_2pyy(out_dir, cid, provenance):
+        if cid == "2pyy":
+            raise RuntimeError("boom")
+        real(out_dir, cid, provenance)
+
+    monkeypatch.setattr(worker, "save_provenance", fail_for_2pyy)
+    out = tmp_path / "fail"
+    summary = generate_dataset(_config(out), progress=False)  # one worker: in this process
+    assert "boom" in summary.failed_complexes["2pyy"] and "2pyy" in (out / "failures.txt").read_text()
+    for task in TASKS:
+        rows = pq.read_table(out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        ref = pq.read_table(ref_out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        assert rows and rows == [r for r in ref if r["complex_id"] == "1h1d"]
 
 
 def test_split_is_by_complex_and_near_the_paper_fraction():
@@ -178,3 +267,34 @@ def test_a_rerun_with_other_arguments_is_refused_or_cleanly_replaces(tmp_path):
     generate_dataset(GenerateConfig(**{**other.__dict__, "overwrite": True}), progress=False)
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet")) == [
         "data/translation/test-00000-of-00001.parquet"]
+
+
+def test_tiny_copies_its_rows_from_the_full_run(reference, tmp_path):
+    ref_out, ref_summary = reference
+    out = tmp_path / "tiny"
+    cfg = GenerateConfig(**{**_config(out).__dict__, "tiny": True, "group_size": 1})
+    summary = generate_dataset(cfg, progress=False)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet")) == sorted(
+        f"data/{t}/test-00000-of-00001.parquet" for t in TASKS)
+    for task in TASKS:  # fewer than 50 items: every row, as the full run wrote it
+        rows = pq.read_table(out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        assert rows == pq.read_table(ref_out / "data" / task / "test-00000-of-00001.parquet").to_pylist()
+        assert summary.items[(task, "test")] == ref_summary.items[(task, "test")] == len(rows)
+    assert not (tmp_path / ".tiny.misi-gen" / "full").exists()  # the full split is work, removed at the end
+
+
+def test_a_group_without_items_for_a_task_writes_an_empty_shard_that_datasets_reads(reference, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    import shutil
+
+    from misi_tasks.dataset import read_items, write_shard
+
+    ref_out, _ = reference
+    folder = tmp_path / "ds" / "data" / "translation"
+    folder.mkdir(parents=True)
+    shutil.copy(ref_out / "data" / "translation" / "test-00000-of-00001.parquet", folder / "test-00000-of-00002.parquet")
+    write_shard([], folder / "test-00001-of-00002.parquet")  # e.g. a group whose complexes all failed
+    assert pq.ParquetFile(folder / "test-00001-of-00002.parquet").metadata.num_row_groups == 0
+    assert len(read_items(tmp_path / "ds", images=False)) == 4
+    ds = datasets.load_dataset(str(folder), split="test", cache_dir=str(tmp_path / "cache"))
+    assert len(ds) == 4

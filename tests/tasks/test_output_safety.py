@@ -4,6 +4,7 @@ Ctrl-C then rerun, failures, T5 partners from complexes that loaded."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -50,6 +51,14 @@ def inputs(tmp_path_factory) -> Path:
 def reference(inputs, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ref") / "out"
     generate_dataset(_config(inputs, out), progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def reference_g1(inputs, tmp_path_factory) -> Path:
+    """The run :func:`_cli` makes: one group (a job and a shard per task) per complex, four groups."""
+    out = tmp_path_factory.mktemp("ref1") / "out"
+    generate_dataset(_config(inputs, out, group_size=1), progress=False)
     return out
 
 
@@ -123,7 +132,7 @@ def test_a_lock_stops_a_second_run(inputs, tmp_path):
 
 def _cli(inputs: Path, out: Path) -> list[str]:
     return [sys.executable, "-m", "misi_tasks.engine.cli", "--input", str(inputs), "--out", str(out), "--task",
-            ",".join(TASKS), "--split", "test", "--seed", "3", "--size", "64", "--workers", "1", "--quiet"]
+            ",".join(TASKS), "--split", "test", "--seed", "3", "--size", "64", "--workers", "1", "--group-size", "1", "--quiet"]
 
 
 def _start(inputs: Path, out: Path) -> subprocess.Popen:
@@ -131,62 +140,61 @@ def _start(inputs: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen(_cli(inputs, out), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for_units(out: Path, proc: subprocess.Popen, n: int) -> None:
-    units = work_dir_for(out) / "units"
+def _groups_done(out: Path) -> int:
+    try:
+        return len(json.loads((work_dir_for(out) / "state.json").read_text()).get("groups_done", {}))
+    except (OSError, ValueError):
+        return 0
+
+
+def _wait_for_groups(out: Path, proc: subprocess.Popen, n: int) -> None:
+    """Until the run has recorded ``n`` finished groups (0: until a group's shard is being written)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if len(list(units.glob("*/*.json"))) >= n:
+        if _groups_done(out) >= n and (n or any((out / "data").rglob(".*.tmp"))):
             return
-        time.sleep(0.02)
+        time.sleep(0.01)
 
 
-@pytest.mark.parametrize("n_units", [1, 4])
-def test_kill_9_then_rerun_gives_the_same_bytes(inputs, reference, tmp_path, n_units):
+@pytest.mark.parametrize("n_groups", [0, 1, 2])
+def test_kill_9_then_rerun_gives_the_same_bytes(inputs, reference_g1, tmp_path, n_groups):
     out = tmp_path / "out"
     proc = _start(inputs, out)
-    _wait_for_units(out, proc, n_units)
+    _wait_for_groups(out, proc, n_groups)
     proc.kill()  # SIGKILL
     proc.communicate()
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
-    assert (work_dir_for(out) / "units").is_dir()  # interrupted mid-way: units written, not assembled
+    assert _groups_done(out) < 4  # interrupted mid-way (4 groups: one a complex that fails)
     # what a kill inside an atomic write leaves behind
     (out / "data" / "translation").mkdir(parents=True, exist_ok=True)
-    (out / "data" / "translation" / ".test-00000-of-00001.parquet.k3j_9xq2.tmp").write_bytes(b"partial")
+    (out / "data" / "translation" / ".test-00000-of-00004.parquet.k3j_9xq2.tmp").write_bytes(b"partial")
     (out / ".README.md.a1b2c3d4.tmp").write_bytes(b"partial")
     assert main(_cli(inputs, out)[3:]) == 0
-    assert _digest(out) == _digest(reference)
+    assert _digest(out) == _digest(reference_g1)
 
 
-def test_units_a_machine_crash_damaged_are_generated_again(inputs, reference, tmp_path):
-    """Units are not fsynced: after a power loss a pickle may be empty or hold stale bytes and an
-    index may be empty.  The rerun finds them by length/CRC-32 and generates them again."""
+def test_an_interrupted_run_holds_no_image_outside_its_shards(inputs, reference_g1, tmp_path):
+    """Each image is written once: the work folder beside OUT keeps only small records (no units)."""
     out = tmp_path / "out"
     proc = _start(inputs, out)
-    _wait_for_units(out, proc, 4)
+    _wait_for_groups(out, proc, 2)
     proc.kill()
     proc.communicate()
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
-    indexes = sorted((work_dir_for(out) / "units").glob("*/*.json"))
-    assert len(indexes) >= 3
-    indexes[0].with_suffix(".pkl").write_bytes(b"")  # data never reached the disk
-    pkl = indexes[1].with_suffix(".pkl")
-    data = bytearray(pkl.read_bytes())
-    data[len(data) // 2] ^= 0xFF  # same length, other bytes
-    pkl.write_bytes(bytes(data))
-    indexes[2].write_bytes(b"")  # the index itself
-    work = WorkDir(out)
-    damaged = [(p.parent.name, p.stem) for p in indexes[:3]]
-    assert not any(work.has_intact_unit(c, t) for c, t in damaged)
-    with pytest.raises(ValueError, match="damaged work unit"):
-        work.read_unit(*damaged[1])
+    work_files = [p for p in work_dir_for(out).rglob("*") if p.is_file()]
+    assert {p.name for p in work_files} <= {"state.json", "lock", "source.json"}
+    assert all(p.stat().st_size < 20_000 for p in work_files)
+    state = json.loads((work_dir_for(out) / "state.json").read_text())
+    for report in state["groups_done"].values():  # what a finished group wrote is in place
+        assert all((out / shard).is_file() for shard in report["shards"])
     assert main(_cli(inputs, out)[3:]) == 0
-    assert _digest(out) == _digest(reference)
+    assert _digest(out) == _digest(reference_g1)
 
 
-def test_ctrl_c_is_one_line_and_the_run_resumes(inputs, reference, tmp_path):
+def test_ctrl_c_is_one_line_and_the_run_resumes(inputs, reference_g1, tmp_path):
     out = tmp_path / "out"
     proc = _start(inputs, out)
-    _wait_for_units(out, proc, 2)
+    _wait_for_groups(out, proc, 1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     if proc.returncode == 0:
@@ -194,12 +202,12 @@ def test_ctrl_c_is_one_line_and_the_run_resumes(inputs, reference, tmp_path):
     assert proc.returncode == 130
     assert err.strip().splitlines()[-1].startswith("misi-gen: interrupted") and "Traceback" not in err
     assert main(_cli(inputs, out)[3:]) == 0
-    assert _digest(out) == _digest(reference)
+    assert _digest(out) == _digest(reference_g1)
 
 
 def test_tiny_says_when_fewer_than_50_items_exist(inputs, tmp_path, capsys):
     assert main(["--input", str(inputs / "2pyy"), "--out", str(tmp_path / "t"), "--task", "T1", "--tiny",
-                 "--size", "64", "--workers", "1", "--quiet"]) == 0
+                 "--size", "64", "--workers", "1", "--group-size", "1", "--quiet"]) == 0
     assert "only 2 translation items exist in the test split (fewer than 50)" in capsys.readouterr().out
 
 

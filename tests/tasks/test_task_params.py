@@ -205,6 +205,32 @@ def _no_none_items(rows):
     assert all(p.contacts for p in _random_replies(rows))
 
 
+def _none_margin(key, value):
+    """X2 margins: every item records the override; no No item of the samples has a near miss at the
+    wider limits (the detector's declarations widened here, any N/O/S for metals)."""
+    def check(rows):
+        from misi_geom import load_complex
+        from misi_geom.interactions import CationPi, HalogenBond, PiStacking, SaltBridge, find_interactions
+        from misi_geom.samples import sample_dirs
+
+        dirs = {d.name: d for d in sample_dirs()}
+        assert all(_meta(r)[key] == value for r in rows)
+        for r in (r for r in rows if r["answer"] == "No"):
+            m, c = _meta(r), load_complex(dirs[r["id"].split("/")[2]])
+            a, deg = m["none_margin_A"], m["none_margin_deg"]
+            kind = m["interaction_type"]
+            if kind == "metal":
+                ions = c.coord[~c.is_ligand & np.isin(c.element, ["Zn", "Mg", "Ca", "Mn", "Fe", "Co", "Ni", "Cu"])]
+                lig = c.coord[c.is_ligand & np.isin(c.element, ["N", "O", "S"])]
+                assert not len(ions) or np.linalg.norm(ions[:, None] - lig[None], axis=2).min() >= 3.0 + a
+                continue
+            decl = {"salt_bridge": SaltBridge(distance=5.5 + a), "halogen_bond": HalogenBond(distance=4 + a, angle_dev=30 + deg),
+                    "pi_stacking": PiStacking(distance=5.5 + a, offset=2 + a, angle_dev=30 + deg),
+                    "cation_pi": CationPi(distance=6 + a, offset=2 + a, amine_angle=30 + deg)}[kind]
+            assert not find_interactions(c, [decl])[kind], r["id"]
+    return check
+
+
 #: (task, parameter) -> (value, check of the rows, or of the TaskSkipped the value must cause)
 CASES = {
     ("translation", "max_distance"): (7, _translation_max_distance),
@@ -235,6 +261,12 @@ CASES = {
     ("interaction-location", "state_scale"): (False, _no_scale),
     ("interaction-list", "state_scale"): (False, _no_scale),
     ("interaction-list", "none_share"): (0.0, _no_none_items),
+    ("interaction-list", "none_margin_A"): (1.5, _none_margin("none_margin_A", 1.5)),
+    ("interaction-list", "none_margin_deg"): (20.0, _none_margin("none_margin_deg", 20.0)),
+    # no bundled sample has a pi-stack (X3 is skipped there); the decoy margins are tested on real and
+    # hand-made stacks in tests/interactions/test_fair_margins.py
+    ("ring-stacking", "decoy_margin_A"): (1.0, TaskSkipped, _skipped_naming("no pi-stacking")),
+    ("ring-stacking", "decoy_margin_deg"): (5.0, TaskSkipped, _skipped_naming("no pi-stacking")),
     ("docking", "max_angle"): (45, _docking_max_angle),
     ("docking", "step"): (30, _docking_step),
 }
@@ -285,6 +317,10 @@ def test_count_travels_with_the_items(scenes):
     ("translation", {"axes": []}, "non-empty list"),
     ("interaction-location", {"decoy_margin_A": -0.1}, r"decoy_margin_A must be in \[0, 2\]"),
     ("interaction-list", {"none_share": 0.95}, r"none_share must be in \[0, 0.9\]"),
+    ("interaction-list", {"none_margin_A": 2.5}, r"none_margin_A must be in \[0, 2\]"),
+    ("interaction-list", {"none_margin_deg": -1}, r"none_margin_deg must be in \[0, 20\]"),
+    ("ring-stacking", {"decoy_margin_A": -0.5}, r"decoy_margin_A must be in \[0, 2\]"),
+    ("ring-stacking", {"decoy_margin_deg": 45}, r"decoy_margin_deg must be in \[0, 20\]"),
 ])
 def test_invalid_parameters_are_refused_with_a_clear_message(task, params, message):
     with pytest.raises(ValueError, match=message):

@@ -92,23 +92,6 @@ def test_rows_an_image_source_leaves_out_are_read_from_the_shards(sample_dataset
     assert len(asked) == len(paper_tasks())  # one example per task of the samples (--task all)
 
 
-def test_the_runs_image_source_gives_the_shards_images(tmp_path, monkeypatch):
-    from misi_tasks.engine import generate
-    from misi_tasks.engine.shards import unit_images
-    from misi_tasks.engine.units import WorkDir
-    from misi_tasks.view.rows import read_images
-
-    monkeypatch.setattr(WorkDir, "clear_units", lambda self: None)  # keep the units after the run
-    out = tmp_path / "ds"
-    cfg = generate.GenerateConfig(input_dir=sample_root(), out_dir=out, split="test", size=64, limit=2,
-                                  tasks=("translation", "rotation-rotation", "residue-ligand", "docking"))
-    generate.generate_dataset(cfg, progress=False)
-    rows = card_figures._read_rows(out)
-    from_units = unit_images(WorkDir(out))(rows)
-    assert from_units == read_images(sorted((out / "data").glob("*/*.parquet")), {r["id"] for r in rows})
-    assert len(from_units) == len(rows) and any(r["task"] == "rotation-rotation" for r in rows)
-
-
 def test_without_matplotlib_the_card_says_how_to_get_figures(monkeypatch, tmp_path):
     monkeypatch.setattr(card_figures, "have_matplotlib", lambda: False)
     text = card_figures.card_figures_markdown(tmp_path, sample_root())

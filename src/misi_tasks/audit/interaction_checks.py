@@ -10,11 +10,13 @@ at least one image by the audit's own projection (as T4 and T9).
   every type of every option is possible for the residue (the audit's rule table); no type outside
   the answer has a clear contact by the audit's absence test; some atom of the residue is seen.
 * X2: the answer's contacts are ``metadata.interactions`` (sets, rings as atom sets); each holds;
-  ``No`` only when the audit finds no clear contact of that type either; the chain is derivable as
+  ``No`` only when the audit finds no clear contact of that type either, nor a near miss within the
+  margins the item records (``none_margin_A`` / ``none_margin_deg``); the chain is derivable as
   T9's; every named atom is seen in some image.
 * X3: the answer's rings stack by the audit's own centroid/normal test and are the recorded pair;
-  no decoy pair stacks (even with the audit's slack); every named ligand ring atom is seen, and some
-  atom of every named residue ring.
+  no decoy pair stacks (even with the audit's slack), nor lies within the recorded decoy margins
+  (``decoy_margin_A`` / ``decoy_margin_deg``, less the slack); every named ligand ring atom is seen,
+  and some atom of every named residue ring.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ import numpy as np
 from misi_tasks.audit.geometry import Camera
 from misi_tasks.audit.hbond_checks import (_check_equivalents, _check_label_record, _check_views,
                                            _resolver, _seen_somewhere, _whole_complex)
-from misi_tasks.audit.interaction_geometry import (ANGLE_SLACK, OFFSET_SLACK, RESIDUE_RINGS, STACK_MAX,
-                                                   _is_ring, contact_problem, obvious_contacts,
-                                                   possible_for_residue, stack_measures)
+from misi_tasks.audit.interaction_geometry import (RESIDUE_RINGS, STACK_MAX, _in_window, _is_ring, contact_problem,
+                                                   near_contacts, obvious_contacts, possible_for_residue,
+                                                   stack_measures, stack_window)
 from misi_tasks.audit.item import Findings, Item
 from misi_tasks.audit.pixels import seen
 from misi_tasks.audit.structures import Atoms, Structures
@@ -216,6 +218,12 @@ def check_interaction_list(item: Item, structures: Structures, t9: dict | None =
         hits = obvious_contacts(a, kind)
         if hits:
             f.fail(f"the answer is No, but the audit finds a clear {kind}: {hits[0]}")
+        margins = _margins(item, "none_margin_A", "none_margin_deg", f)
+        near = near_contacts(a, kind, *margins) if margins else []
+        if near:
+            more = f" (and {len(near) - 1} more)" if len(near) > 1 else ""
+            f.fail(f"the answer is No, but the audit finds a {kind} within the recorded margins "
+                   f"({margins[0]} Å, {margins[1]}°): {near[0]}{more}")
     else:
         try:
             named = _contacts_of(ans)
@@ -238,6 +246,22 @@ def check_interaction_list(item: Item, structures: Structures, t9: dict | None =
     _check_label_record(item, cam, front, a, f, resolve)
     _check_equivalents(item, f, resolve, a)
     return f.reasons
+
+
+def _margins(item: Item, key_A: str, key_deg: str, f: Findings) -> tuple[float, float] | None:
+    """The fairness margins an item records (Å, °); None for an item that records none (made before
+    the margins), a failure for a malformed one."""
+    if key_A not in item.meta and key_deg not in item.meta:
+        return None
+    try:
+        out = float(item.meta[key_A]), float(item.meta[key_deg])
+    except (KeyError, TypeError, ValueError):
+        f.fail(f"metadata.{key_A} / {key_deg} are not two numbers: {item.meta.get(key_A)!r}, {item.meta.get(key_deg)!r}")
+        return None
+    if min(out) < 0:
+        f.fail(f"metadata.{key_A} / {key_deg} are negative: {out}")
+        return None
+    return out
 
 
 def _who(a: Atoms, i: int) -> str:
@@ -295,15 +319,18 @@ def check_ring_stacking(item: Item, structures: Structures, t9: dict | None = No
     rec_rows = _remeasure(a, recs, f)
     if len(rec_rows) != 1 or (frozenset(rec_rows[0][0]), frozenset(rec_rows[0][1])) != pairs[want]:
         f.fail(f"the answer {item.answer} ({item.options[want]}) is not the pi-stacking pair of metadata.interactions")
+    margins = _margins(item, "decoy_margin_A", "decoy_margin_deg", f) or (0.0, 0.0)
+    window = stack_window(*margins)
     for k, (_, p, l_) in enumerate(opts):
         d, ang, off = stack_measures(a, p, l_)
-        lenient = d < STACK_MAX and (ang <= 30 + ANGLE_SLACK or ang >= 60 - ANGLE_SLACK) and off < 2.0 + OFFSET_SLACK
         strict = d < STACK_MAX and (ang <= 30 or ang >= 60) and off < 2.0
         if k == want and not strict:
             f.fail(f"the answer {item.answer} does not stack by the audit's test "
                    f"(centroids {d:.2f} Å, planes {ang:.0f}°, offset {off:.2f} Å)")
-        elif k != want and lenient:
-            f.fail(f"decoy {'ABCD'[k]} ({item.options[k]}) stacks too by the audit's test "
+        elif k != want and _in_window(d, ang, off, window):
+            what = "stacks too by the audit's test" if strict or not any(margins) else \
+                f"is within the recorded decoy margins ({margins[0]} Å, {margins[1]}°) of stacking"
+            f.fail(f"decoy {'ABCD'[k]} ({item.options[k]}) {what} "
                    f"(centroids {d:.2f} Å, planes {ang:.0f}°, offset {off:.2f} Å)")
     lig_atoms = sorted({i for _, _, l_ in opts for i in l_})
     _seen_somewhere(item, cam, front, a, lig_atoms, f, {i: _who(a, i) for i in lig_atoms})

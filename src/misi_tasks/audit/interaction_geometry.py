@@ -12,6 +12,8 @@ and offset get a small slack (:data:`ANGLE_SLACK`, :data:`OFFSET_SLACK`) at the 
 :func:`contact_problem` re-measures one recorded contact; :func:`obvious_contacts` is the audit's
 test that a type is absent: it finds the clear cases only (every threshold tightened by a margin),
 so it cannot disagree with a detector on a borderline pair, but it catches a missed obvious one.
+:func:`near_contacts` tests the generator's fairness margins instead: nothing of a type within the
+margins an item records (every limit widened by them, less the audit's slack).
 
 >>> ring_angle(np.array([0, 0, 1.0]), np.array([0, 1.0, 0]))
 90.0
@@ -24,7 +26,8 @@ import numpy as np
 from misi_tasks.audit.structures import Atoms
 
 __all__ = ["RESIDUE_RINGS", "POCKET_CHARGES", "METALS", "possible_for_residue", "ring_angle", "plane",
-           "ligand_rings", "contact_problem", "obvious_contacts", "ring_rows_of_residue"]
+           "ligand_rings", "contact_problem", "obvious_contacts", "near_contacts", "ring_rows_of_residue",
+           "stack_window"]
 
 #: Residue -> its aromatic rings' template atom names (TRP: the six- then the five-membered ring).
 RESIDUE_RINGS: dict[str, tuple[frozenset[str], ...]] = {
@@ -427,3 +430,106 @@ def _who(a: Atoms, i: int) -> str:
     if a.is_ligand[i]:
         return f"ligand atom {a.name[i]}"
     return f"{a.res_name[i]} {a.res_num[i]} {a.name[i]}"
+
+
+def stack_window(margin_A: float = 0.0, margin_deg: float = 0.0) -> tuple[float, float, float, float]:
+    """(centroid limit Å, parallel limit °, perpendicular limit °, offset limit Å) of the test that a
+    ring pair must fail to be a fair decoy or ``No``: with no margin, the stacking limits plus the
+    audit's slack (no pair stacks even by a slightly different plane fit); with recorded margins, the
+    limits widened by the margins less the slack (the generator's planes differ from the audit's by
+    up to the slack, so a pair just outside its margin is not held against it).
+
+    >>> stack_window()
+    (5.5, 32.0, 58.0, 2.1)
+    >>> stack_window(0.5, 10.0)
+    (5.98, 38.0, 52.0, 2.4)
+    """
+    ang = ANGLE_SLACK if margin_deg <= 0 else max(ANGLE_SLACK, margin_deg - ANGLE_SLACK)
+    off = OFFSET_SLACK if margin_A <= 0 else max(OFFSET_SLACK, margin_A - OFFSET_SLACK)
+    return (round(STACK_MAX + max(0.0, margin_A - DIST_TOL), 6), 30 + ang, 60 - ang, round(STACK_OFFSET + off, 6))
+
+
+def _in_window(d: float, ang: float, off: float, window: tuple[float, float, float, float]) -> bool:
+    return d < window[0] and (ang <= window[1] or ang >= window[2]) and off < window[3]
+
+
+def _pocket_groups(a: Atoms, prow: np.ndarray) -> tuple[list[list[int]], list[tuple[int, list[int]]]]:
+    """(aromatic rings, (sign, charged atoms) of whole side-chain groups) of the pocket rows."""
+    rings, charges = [], []
+    keys: dict[tuple[str, str, str], list[int]] = {}
+    for i in prow.tolist():
+        keys.setdefault((str(a.res_name[i]), str(a.res_num[i]), str(a.chain[i])), []).append(int(i))
+    for key in sorted(keys):
+        rows = np.array(keys[key])
+        rings += ring_rows_of_residue(a, rows, key[0])
+        sign, names = POCKET_CHARGES.get(key[0], (0, frozenset()))
+        group = [int(i) for i in rows if a.name[i] in names]
+        if sign and group:
+            charges.append((sign, group))
+    return rings, charges
+
+
+def near_contacts(a: Atoms, kind: str, margin_A: float, margin_deg: float) -> list[str]:
+    """Near misses of ``kind`` by the audit's geometry: pairs within every limit widened by the margins
+    an X2 item records (less the audit's slack, :data:`DIST_TOL` for distances); metals: any ligand N,
+    O or S.  Ligand charges are the audit's clear ones (carboxylate, phosphate/sulfonate O, quaternary
+    N, guanidine), so a near miss of another charged group goes unseen."""
+    prow = np.flatnonzero(~a.is_ligand)
+    lrow = np.flatnonzero(a.is_ligand).tolist()
+    dm = max(0.0, margin_A - DIST_TOL)
+    found: list[str] = []
+
+    def lig_charges():
+        return [(s, rows, _charge_centre(a, rows, True)) for s, rows in _ligand_obvious_charges(a)]
+
+    if kind == "salt_bridge":
+        _, charges = _pocket_groups(a, prow)
+        for sign, group in charges:
+            q = a.xyz[group].mean(axis=0)
+            for s, rows, centre in lig_charges():
+                d = float(np.linalg.norm(q - centre))
+                if s == -sign and d < SALT_MAX + dm:
+                    found.append(f"{_who(a, group[0])} and ligand {'-'.join(str(a.name[r]) for r in rows)} "
+                                 f"(charge centres {d:.2f} Å)")
+    elif kind == "pi_stacking":
+        window = stack_window(margin_A, margin_deg)
+        rings, _ = _pocket_groups(a, prow)
+        for p in rings:
+            for l in ligand_rings(a):
+                d, ang, off = stack_measures(a, p, l)
+                if _in_window(d, ang, off, window):
+                    found.append(f"{_who(a, p[0])} ring and ligand ring {'-'.join(str(a.name[r]) for r in l)} "
+                                 f"({d:.2f} Å, {ang:.0f}°, offset {off:.2f} Å)")
+    elif kind == "cation_pi":
+        off_lim = STACK_OFFSET + max(OFFSET_SLACK if margin_A <= 0 else 0.0, margin_A - OFFSET_SLACK)
+        rings, charges = _pocket_groups(a, prow)
+        pairs = [(l, a.xyz[g].mean(axis=0), g) for l in ligand_rings(a) for s, g in charges if s == 1]
+        pairs += [(p, centre, rows) for p in rings for s, rows, centre in lig_charges() if s == 1]
+        for ring, q, who in pairs:
+            c, n = _ring_geom(a, ring)
+            d, off = float(np.linalg.norm(q - c)), _offset(c, n, q)
+            if d < CATPI_MAX + dm and off < off_lim:
+                found.append(f"ring of {_who(a, ring[0])} and cation of {_who(a, who[0])} ({d:.2f} Å, offset {off:.2f} Å)")
+    elif kind == "halogen_bond":
+        for x in lrow:
+            cs = _heavy_nb(a, x)
+            if _el(a, x) not in HALOGENS or len(cs) != 1 or _el(a, cs[0]) != "C":
+                continue
+            for acc in prow.tolist():
+                ys = _heavy_nb(a, acc)
+                if _el(a, acc) not in ("O", "N", "S") or len(ys) != 1:
+                    continue
+                d = float(np.linalg.norm(a.xyz[acc] - a.xyz[x]))
+                dev = 30 + max(0.0, margin_deg - 0.1)  # the same atoms' angles: a hair of tolerance
+                if d < HAL_MAX + dm and abs(_angle(a.xyz[cs[0]], a.xyz[x], a.xyz[acc]) - 165) < dev and \
+                        abs(_angle(a.xyz[ys[0]], a.xyz[acc], a.xyz[x]) - 120) < dev:
+                    found.append(f"{_who(a, acc)} and ligand {a.name[x]} ({d:.2f} Å)")
+    elif kind == "metal":
+        for m in prow.tolist():
+            if _el(a, m) not in METALS:
+                continue
+            for j in lrow:
+                d = float(np.linalg.norm(a.xyz[m] - a.xyz[j]))
+                if _el(a, j) in ("N", "O", "S") and d < METAL_MAX + dm:
+                    found.append(f"{_who(a, m)} and ligand {a.name[j]} ({d:.2f} Å)")
+    return found

@@ -17,12 +17,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from misi_tasks._atomic import atomic_path
+from misi_tasks._atomic import AtomicFile, _name_the_file
 from misi_tasks.dataset.layout import find_shards
 from misi_tasks.definitions.registry import SPLITS, resolve_task, task_names
 from misi_tasks.definitions.schema import COLUMN_KINDS, COLUMNS, DatasetError, HF_FEATURES, check_row
 
-__all__ = ["ARROW_SCHEMA", "read_items", "write_shard"]
+__all__ = ["ARROW_SCHEMA", "ShardWriter", "read_items", "write_shard"]
 
 _IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 #: The Arrow type of each column kind of the schema.
@@ -143,13 +143,14 @@ def _row_group(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=ARROW_SCHEMA)
 
 
-def _checked_groups(rows: Iterable[Mapping[str, Any]], name: str) -> Iterator[list[dict[str, Any]]]:
+def _checked_groups(rows: Iterable[Mapping[str, Any]], name: str, seen: set[str],
+                    start: int = 0) -> Iterator[list[dict[str, Any]]]:
     """Validate rows as they come and yield them as row groups: consecutive rows of one complex,
     at most :data:`_ROW_GROUP_SIZE` of them (a complex's items share its images, see
-    :data:`_DICTIONARY_BYTES`)."""
+    :data:`_DICTIONARY_BYTES`).  ``seen`` holds the ids of the shard's earlier rows (and gets these),
+    ``start`` is the number of those rows (for messages)."""
     group: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for k, row in enumerate(rows):
+    for k, row in enumerate(rows, start):
         item = check_row(row, f"{name}: row {k} (id {row.get('id')!r})")
         if item["id"] in seen:
             raise DatasetError(f"{name}: row {k}: duplicate id {item['id']!r}")
@@ -158,8 +159,64 @@ def _checked_groups(rows: Iterable[Mapping[str, Any]], name: str) -> Iterator[li
             yield group
             group = []
         group.append(item)
-    if group or not seen:
+    if group:
         yield group
+
+
+class ShardWriter:
+    """One Parquet shard written a batch of rows at a time, atomically: :meth:`write` takes the
+    rows of one complex (row groups never span two calls), :meth:`close` moves the finished file
+    into place, :meth:`discard` drops it.  A writer that is never closed leaves no shard, only a
+    temporary file that :func:`misi_tasks._atomic.remove_temp_files` recognises.
+
+    The same rows in the same calls give the same bytes as :func:`write_shard` (which uses this
+    class): a run's worker keeps one writer per task open while it generates a group of complexes.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self._target = AtomicFile(self.path)
+        try:
+            # Arrow's own file stream: a Python file object would copy every page into a bytes object
+            self._sink = pa.OSFile(str(self._target.tmp), "wb")
+            self._writer = pq.ParquetWriter(self._sink, ARROW_SCHEMA, **_WRITE_OPTIONS)
+        except BaseException:
+            self._target.discard()
+            raise
+        self._seen: set[str] = set()
+        self._rows = 0
+
+    def write(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Check and append rows (one complex's, or any rows that may share row groups)."""
+        for group in _checked_groups(rows, self.path.name, self._seen, self._rows):
+            if not group:
+                continue
+            self._rows += len(group)
+            table = _row_group(group)
+            del group  # the rows' images now live in the table's buffer only
+            self._writer.write_table(table, row_group_size=_ROW_GROUP_SIZE)
+            del table
+
+    def close(self, *, fsync: bool = True) -> Path:
+        """Finish the file and move it into place; returns its path."""
+        try:
+            # an empty shard has the schema and no row group: `datasets` cannot read an empty row group
+            self._writer.close()
+            self._sink.close()
+            return self._target.commit(fsync=fsync)
+        except BaseException as exc:
+            self.discard()
+            _name_the_file(exc, self.path)
+            raise
+
+    def discard(self) -> None:
+        """Drop the unfinished file (nothing happens to :attr:`path`)."""
+        try:
+            self._writer.close()
+            self._sink.close()
+        except Exception:  # noqa: BLE001 - the file is removed anyway
+            pass
+        self._target.discard()
 
 
 def write_shard(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike) -> None:
@@ -186,17 +243,16 @@ def write_shard(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike) -> N
     The shard is written to a temporary file in the destination directory, one row group at a
     time, flushed and moved into place with :func:`os.replace`, so readers never see a partial
     shard (a bad row found late leaves no file). The same rows always give the same bytes (fixed
-    writer options, no timestamps).
+    writer options, no timestamps). See :class:`ShardWriter` for a shard written in batches.
     """
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        # Arrow's own file stream: a Python file object would copy every page into a bytes object
-        with pa.OSFile(str(tmp), "wb") as sink, pq.ParquetWriter(sink, ARROW_SCHEMA, **_WRITE_OPTIONS) as writer:
-            for group in _checked_groups(rows, path.name):
-                table = _row_group(group)
-                del group  # the rows' images now live in the table's buffer only
-                writer.write_table(table, row_group_size=_ROW_GROUP_SIZE)
-                del table
+    writer = ShardWriter(path)
+    try:
+        writer.write(rows)
+    except BaseException as exc:
+        writer.discard()
+        _name_the_file(exc, Path(path))
+        raise
+    writer.close()
 
 
 def read_items(

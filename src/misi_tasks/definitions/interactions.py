@@ -64,6 +64,20 @@ class RingStackingSpec(TaskSpec):
     summary = "Which residue ring and ligand ring pi-stack?"
     counts = {"train": 2, "test": 1}
 
+    #: Decoy fairness: a decoy ring pair must fail the stacking test even with its distance and
+    #: offset limits raised by ``decoy_margin_A`` (Å) and its angle window widened by
+    #: ``decoy_margin_deg`` (°) -- centroids < 6.0 Å, normals within 40° of 0° or 90°, offset < 2.5 Å
+    #: by default -- so no decoy looks like a stack in the images (a stack without three such decoys
+    #: is not asked).  Every item records both (``metadata.decoy_margin_A`` / ``decoy_margin_deg``).
+    decoy_margin_A: float = 0.5
+    decoy_margin_deg: float = 10.0
+
+    def validate(self) -> None:
+        if not 0 <= self.decoy_margin_A <= 2:
+            raise ValueError(f"task {self.name!r}: decoy_margin_A must be in [0, 2] Å, got {self.decoy_margin_A}")
+        if not 0 <= self.decoy_margin_deg <= 20:
+            raise ValueError(f"task {self.name!r}: decoy_margin_deg must be in [0, 20]°, got {self.decoy_margin_deg}")
+
     def ask(self, **fields: Any) -> str:
         return ("Which pocket residue ring and ligand ring pi-stack, face to face or edge to face (ring centroids "
                 "within 5.5 Å, the rings parallel within 30° or perpendicular within 30°, one centroid over the "
@@ -133,10 +147,21 @@ class InteractionListSpec(TaskSpec):
     none_share: float = 1 / 3
     #: State the images' scale (px per Å) in the prompt (the types are defined in Å).
     state_scale: bool = True
+    #: ``No`` fairness: a type is not asked as ``No`` when a near miss of it exists -- a contact by the
+    #: type's test with every distance limit raised by ``none_margin_A`` (Å) and every angle window
+    #: widened by ``none_margin_deg`` (°); for metal coordination any ligand N, O or S counts as a
+    #: target (a hydroxamate O 2.1 Å from a zinc is coordination to a chemist, though not PLIP's).
+    #: Every item records both (``metadata.none_margin_A`` / ``none_margin_deg``).
+    none_margin_A: float = 0.5
+    none_margin_deg: float = 10.0
 
     def validate(self) -> None:
         if not 0 <= self.none_share <= 0.9:
             raise ValueError(f"task {self.name!r}: none_share must be in [0, 0.9], got {self.none_share}")
+        if not 0 <= self.none_margin_A <= 2:
+            raise ValueError(f"task {self.name!r}: none_margin_A must be in [0, 2] Å, got {self.none_margin_A}")
+        if not 0 <= self.none_margin_deg <= 20:
+            raise ValueError(f"task {self.name!r}: none_margin_deg must be in [0, 20]°, got {self.none_margin_deg}")
 
     def none_items(self, n_present: int, draw: float) -> int:
         """How many ``No`` items go with ``n_present`` asked types, given a uniform ``draw`` in [0, 1).

@@ -1,5 +1,5 @@
 """``misi-gen``: the generation engine.  It loads every complex, runs the task generators of
-:mod:`misi_tasks.tasks` per complex as resumable work units on a backend (local process pool or Ray),
+:mod:`misi_tasks.tasks` on fixed groups of complexes, resumable by group, on a backend (local process pool or Ray),
 and writes the Parquet shards and the dataset card."""
 
 from __future__ import annotations

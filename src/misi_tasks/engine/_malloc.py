@@ -1,7 +1,7 @@
 """A worker's memory policy: reuse what it frees, in small pages (Linux; glibc for the first part).
 
 A worker draws one image after another with the same big buffers: 3–12 MB framebuffers and
-depth buffers, PNG output, pickled units and Arrow row groups.  glibc's defaults serve the big
+depth buffers, PNG output and Arrow row groups.  glibc's defaults serve the big
 ones with fresh ``mmap`` regions or trim them off the heap top as soon as they are freed, so every
 image faults its buffers in again and the kernel zeroes every page (perf: ``clear_page_erms`` and
 the fault path ~5 % of a run's samples; ~330 minor faults per image).  With a fixed mmap threshold

@@ -11,6 +11,7 @@ import json
 import threading
 
 from misi_tasks.dataset import dataset_card_configs_yaml, list_splits
+from misi_tasks.engine.config import DEFAULT_GROUP_SIZE
 from misi_tasks.engine.provenance import card_sources_section
 from misi_tasks.definitions.registry import SPLITS, task_codes, task_names
 from misi_tasks._atomic import atomic_write_bytes
@@ -129,6 +130,8 @@ def _command(cfg) -> str:
         parts += ["--limit", str(cfg.limit)]
     if cfg.tiny:
         parts.append("--tiny")
+    if getattr(cfg, "group_size", DEFAULT_GROUP_SIZE) != DEFAULT_GROUP_SIZE:
+        parts += ["--group-size", str(cfg.group_size)]
     if cfg.task_params:
         parts += ["--task-params", "'" + json.dumps(cfg.task_params, sort_keys=True) + "'"]
     return " ".join(parts)

@@ -13,9 +13,9 @@ embeds them in the card:
 - ``examples.png`` — a contact sheet of the first image of one item per task.
 
 The numbers come from the written shards (the truth on disk, also after a resumed run) and, for the
-atom counts, from the input complexes. ``misi-gen`` hands over the example images from its work
-units (the same bytes): reading one image from the shards decompresses its row group's whole
-images column (~130 MB a task at 1024 px). It also hands over the atom counts its workers took
+atom counts, from the input complexes. ``misi-gen``'s example images are read from the shards:
+a row group holds at most 16 rows of one complex, so one image costs a few MB of reading (an
+``image_source`` can hand them over instead). ``misi-gen`` hands over the atom counts its workers took
 while loading every complex (any input kind, not only PDBbind folders), which saves the card
 loading up to 300 complexes again after the run. Without matplotlib (extra ``misi[viz]``) no figure is
 written and the card says how to get them. Figures are byte-identical for identical inputs.

@@ -57,6 +57,8 @@ def default_workers() -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``misi-gen``."""
+    from misi_tasks.engine.config import DEFAULT_GROUP_SIZE
+
     p = new_parser(
         "misi-gen",
         "Generate MiSI-Bench-style images, questions and answers from protein-ligand complexes "
@@ -100,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "ray://host:port (Ray Client); default: $RAY_ADDRESS, else a Ray instance on this machine")
     p.add_argument("--limit", type=int, default=None, help="use only the first N complexes (sorted by id)")
     p.add_argument("--tiny", action="store_true", help="draw 50 items per task from the test split")
+    p.add_argument("--group-size", type=int, default=DEFAULT_GROUP_SIZE, metavar="N",
+                   help=f"complexes per shard (default {DEFAULT_GROUP_SIZE}): each shard holds one task's rows of N "
+                        "consecutive complexes; the layout never depends on --workers or --backend")
     p.add_argument("--task-params", default=None,
                    help='JSON overrides per task, e.g. \'{"residue-ligand": {"hard_negatives": false}}\'')
     p.add_argument("--overwrite", action="store_true",
@@ -183,6 +188,8 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], dict[str, dict[
         raise ValueError(f"--limit must be at least 1, got {args.limit}")
     if args.poses is not None and args.poses < 1:
         raise ValueError(f"--poses must be at least 1, got {args.poses}")
+    if args.group_size < 1:
+        raise ValueError(f"--group-size must be at least 1, got {args.group_size}")
     if args.out is None and not args.check:
         raise ValueError("--out is required (or --check to validate the input only)")
     return tasks, params
@@ -198,6 +205,7 @@ def _config(args: argparse.Namespace, input_dir: Path, tasks: tuple[str, ...],
         projection=args.projection, style=args.style, workers=args.workers, limit=args.limit, tiny=args.tiny,
         task_params=params, ligand=args.ligand, smiles=args.smiles, poses=args.poses, backend=args.backend,
         ray_address=args.ray_address, overwrite=args.overwrite, input_version=input_version,
+        group_size=args.group_size,
     )
 
 

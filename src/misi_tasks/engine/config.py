@@ -15,10 +15,13 @@ from misi_tasks.definitions.registry import paper_tasks, task_names
 from misi_tasks.tasks.seeding import DEFAULT_TEST_FRACTION
 from misi_tasks.version import package_version
 
-__all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary"]
+__all__ = ["DEFAULT_GROUP_SIZE", "FAILURES_FILE", "GenerateConfig", "GenerateSummary"]
 
 #: One line per complex that failed to load: ``<id>\t<message>`` (written only when one did).
 FAILURES_FILE = "failures.txt"
+#: Complexes per shard (``misi-gen --group-size``): at 1024 px a task's shard of 8 complexes is
+#: ~10-40 MB, and 50 complexes make 7 groups, enough to keep 2 workers busy to the end.
+DEFAULT_GROUP_SIZE = 8
 #: Config fields that only say where and how a run executes, not what it produces.
 _NOT_IN_FINGERPRINT = ("workers", "out_dir", "input_dir", "overwrite", "backend", "ray_address")
 #: Input options that, left unset, are left out of the fingerprint (runs from before them keep theirs).
@@ -48,7 +51,12 @@ class GenerateConfig:
     input_version: str | None = None  # a URL input's version (misi_tasks.engine.remote.staged_version)
     backend: str = "local"  # "local" (process pool) or "ray"; results do not depend on it
     ray_address: str | None = None  # with backend "ray": "auto", "ray://host:port" or None (start Ray here)
+    group_size: int = DEFAULT_GROUP_SIZE  # complexes per shard (consecutive in sorted order, per split)
     overwrite: bool = False  # replace README.md, failures.txt, figures/ and data/ of a folder misi-gen did not write
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.group_size, int) or self.group_size < 1:
+            raise ValueError(f"group size must be a whole number of at least 1, got {self.group_size!r}")
 
     @property
     def options(self) -> RenderOptions:

@@ -1,8 +1,9 @@
 """Generating a dataset: complexes -> items (in worker processes) -> Parquet shards + card.
 
-Determinism: every random draw is seeded by (seed, task, complex id), units are assembled in sorted
-order and letters are balanced per (task, split) after assembly, so the output bytes depend only
-on the inputs and the arguments, never on the number of workers or on interruptions.
+Determinism: every random draw is seeded by (seed, task, complex id), letters are balanced per
+complex, and the shards are fixed groups of consecutive complexes (:mod:`misi_tasks.engine.shards`)
+whose rows a worker writes in sorted order, so the output bytes depend only on the inputs and the
+arguments, never on the number of workers, the backend or on interruptions (a rerun resumes by group).
 
 Robustness: every complex is loaded first; one that fails (a bad file, or any unexpected error) is
 reported with its id and file in the summary, the card and ``OUT/failures.txt`` and costs no other
@@ -22,14 +23,16 @@ import time
 from tqdm import tqdm
 
 from misi_geom.errors import printable
+from misi_tasks._atomic import remove_temp_files
 from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import preload_figures, write_card
 from misi_tasks.engine.config import FAILURES_FILE, GenerateConfig, GenerateSummary
 from misi_tasks.engine.output import OutputFolderError, finished_summary, output_files, prepare_output, write_failures
 from misi_tasks.engine.provenance import load_provenance
-from misi_tasks.engine.shards import TINY_PER_TASK, plan_shards, unit_images, write_shard_job
+from misi_tasks.engine.shards import TINY_PER_TASK, Group, plan_groups, tiny_shard, write_tiny_shard
 from misi_tasks.engine.units import WorkDir
-from misi_tasks.engine.worker import check_complex, generate_items, init_worker, process_complex
+from misi_tasks.engine.worker import check_complex, generate_items, init_worker, process_group
+from misi_tasks.definitions.registry import mc_tasks
 from misi_tasks.inputs import assign_splits, discover_inputs
 
 __all__ = ["FAILURES_FILE", "GenerateConfig", "GenerateSummary", "NoComplexLoaded", "OutputFolderError",
@@ -107,39 +110,94 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
                 write_failures(cfg, summary)
                 raise NoComplexLoaded(summary)
             partners = {s: tuple(c for c in loaded if splits[c] == s) for s in set(splits.values())}
-            # 2. generate the units of every complex that loaded
-            jobs = [(cfg, cid, splits[cid], by_id, partners[splits[cid]]) for cid in loaded]
-            reports = backend.map(process_complex, jobs, setup=init_worker,
-                                  name_of=lambda job: f"complex {job[1]}", shared_paths=shared)
-            for r in tqdm(reports, total=len(jobs), desc="complexes", unit="cx", disable=not progress):
-                if r["error"]:
-                    summary.failed_complexes[printable(r["complex"])] = r["error"]
-            usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
-            summary.sources = load_provenance(cfg.out_dir, usable)  # before the units are cleared below
-            # 3. write the shards: counted and planned here, written by the workers, recorded as they finish
-            shard_jobs = [job for task in cfg.tasks for split in sorted(set(splits.values()))
-                          for job in plan_shards(cfg, work, state, task, split,
-                                                 [c for c in usable if splits[c] == split], summary)]
-            biggest_first = sorted(shard_jobs, key=lambda j: -j.nbytes)  # the workers finish together
-            figures_ready = preload_figures()  # while the driver waits for the shards
-            written = backend.map(write_shard_job, biggest_first, setup=init_worker,
-                                  name_of=lambda job: f"shard {job.path.name} of {job.task}", shared_paths=shared)
-            done_now = set()
-            for rel in tqdm(written, total=len(shard_jobs), desc="shards", unit="shard", disable=not progress):
-                state["shards_done"][rel] = True
+            # 2. generate each group of complexes straight into its shards (the layout is fixed up front)
+            base = work.full_dir if cfg.tiny else cfg.out_dir  # --tiny: the full split, then a small copy
+            groups = plan_groups(splits, cfg.group_size)
+            _remove_stale_shards(base, cfg.tasks, groups)
+            finished = state.setdefault("groups_done", {})
+            ok = set(loaded)
+            todo = [g for g in groups if not (g.key in finished and all(g.shard(base, t).is_file() for t in cfg.tasks))]
+            cost = {g.key: (sum(c in ok for c in g.complexes), sum(sum(atoms.get(c, (0, 0))) for c in g.complexes))
+                    for g in groups}
+            todo.sort(key=lambda g: tuple(-x for x in cost[g.key]))  # biggest first: the workers finish together
+            jobs = [(cfg, g, tuple(c for c in g.complexes if c in ok), by_id, partners[g.split], base) for g in todo]
+            figures_ready = preload_figures()  # while the driver waits for the workers
+            reports = backend.map(process_group, jobs, setup=init_worker,
+                                  name_of=lambda job: f"group {job[1].key} ({', '.join(job[1].complexes)})",
+                                  shared_paths=shared)
+            for r in tqdm(reports, total=len(jobs), desc="groups", unit="group", disable=not progress):
+                finished[r["group"]] = r
                 work.save_state(state)
-                done_now.add(rel)
-            summary.shards += [rel for rel in (str(j.path.relative_to(cfg.out_dir)) for j in shard_jobs)
-                               if rel in done_now]  # in plan order, whatever order they finished in
+            remove_temp_files(base / "data")  # of a job whose worker died and was run again
+            _count(cfg, groups, finished, summary, written={g.key for g in todo})
+            usable = [c for c in loaded if printable(c) not in summary.failed_complexes]
+            summary.sources = load_provenance(cfg.out_dir, usable)
+            if cfg.tiny:  # 3. copy 50 rows per task from the full test split
+                _write_tiny(cfg, state, work, backend, groups, summary, shared, progress)
         summary.seconds = time.perf_counter() - t0
         write_failures(cfg, summary)
         figures_ready.join()
-        write_card(cfg, summary, unit_images(work), atoms)  # the units are still there
+        write_card(cfg, summary, None, atoms)  # example images from the shards (row groups of one complex)
         files = [p.relative_to(cfg.out_dir).as_posix() for p in output_files(cfg.out_dir)[0]]
         state.update(complete=True, files=files,
                      summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})
         work.save_state(state)
-        work.clear_units()  # the bulk of the work folder; state.json stays as the folder's record
+        work.clear_units()  # per-complex records and --tiny's full shards; state.json stays as the folder's record
         return summary
     finally:
         work.unlock()
+
+
+def _remove_stale_shards(base, tasks, groups: list[Group]) -> None:
+    """Remove shards of the run's tasks that its groups do not name (an earlier run with other arguments)."""
+    names = {f"{g.key}.parquet" for g in groups}
+    for task in tasks:
+        for path in (base / "data" / task).glob("*.parquet"):
+            if path.name not in names:
+                path.unlink()
+
+
+def _count(cfg: GenerateConfig, groups: list[Group], done: dict, summary: GenerateSummary, written: set[str]) -> None:
+    """Items, images, skips, failures and shards of the finished groups into ``summary``, in group order."""
+    for g in groups:
+        report = done.get(g.key)
+        if report is None:
+            continue
+        for task in cfg.tasks:
+            summary.items[(task, g.split)] += report["items"][task]
+            summary.images[(task, g.split)] += report["images"][task]
+            summary.task_skips[task] += report["skips"][task]
+        summary.failed_complexes.update({printable(c): why for c, why in report["failed"].items()})
+        if g.key in written:
+            summary.shards += report["shards"]
+        else:
+            summary.shards_skipped += len(report["shards"])
+
+
+def _write_tiny(cfg: GenerateConfig, state: dict, work: WorkDir, backend, groups: list[Group],
+                summary: GenerateSummary, shared, progress: bool) -> None:
+    """``--tiny``: copy each task's Tiny subset from the full shards in the work folder into ``OUT``."""
+    summary.items.clear()
+    summary.images.clear()
+    summary.shards.clear()
+    summary.shards_skipped = 0
+    tiny = state.setdefault("tiny_done", {})
+    for stale in {p for t in cfg.tasks for p in (cfg.out_dir / "data" / t).glob("*.parquet")} \
+            - {tiny_shard(cfg.out_dir, t) for t in cfg.tasks}:
+        stale.unlink()
+    mc = set(mc_tasks())
+    jobs = [(cfg, t, tuple(g.shard(work.full_dir, t) for g in groups), t in mc) for t in cfg.tasks
+            if not (t in tiny and tiny_shard(cfg.out_dir, t).is_file())]
+    for r in tqdm(backend.map(write_tiny_shard, jobs, setup=init_worker, name_of=lambda job: f"tiny {job[1]}",
+                              shared_paths=shared), total=len(jobs), desc="tiny", unit="task", disable=not progress):
+        tiny[r["task"]] = r
+        work.save_state(state)
+    written = {job[1] for job in jobs}
+    for task in cfg.tasks:
+        r = tiny[task]
+        summary.items[(task, "test")] = r["items"]
+        summary.images[(task, "test")] = r["images"]
+        if task in written:
+            summary.shards.append(r["shard"])
+        else:
+            summary.shards_skipped += 1

@@ -122,7 +122,7 @@ def prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_compl
                 path.unlink()
         work.clear_units()
         state = {"fingerprint": fingerprint, "config": {**cfg.describe(), "complexes": n_complexes},
-                 "shards_done": {}}
+                 "groups_done": {}}
     work.save_state(state)
     shutil.rmtree(out / ".misi-gen", ignore_errors=True)  # its units are not reused; the state now lives beside OUT
     remove_temp_files(out, recursive=False)  # left by a run killed while writing (not in the user's folders)

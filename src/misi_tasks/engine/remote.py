@@ -1,6 +1,6 @@
 """Inputs and outputs in object storage (``s3://``, ``gs://``, ...) through fsspec.
 
-Generation needs a real filesystem (atomic renames, a lock, resumable work units), so a URL is
+Generation needs a real filesystem (atomic renames, a lock, a run state to resume from), so a URL is
 *staged*: ``--input URL`` is downloaded once into a local folder, ``--out URL`` is generated into a local folder as any
 run is, and only a completed dataset is uploaded, file by file, README.md last.  A rerun resumes
 from the staged folder and uploads the same bytes again.  The stage is ``--stage DIR`` (on a

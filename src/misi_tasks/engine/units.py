@@ -1,19 +1,16 @@
-"""Per-complex work units of a generation run: how an interrupted run resumes, and whose folder
-an output folder is.
+"""The work folder of a generation run: how an interrupted run resumes, and whose folder an output
+folder is.
 
 The work folder sits *beside* the output folder, never in it: ``OUT`` is published as it is
 (``hf upload OUT``), so for ``path/to/OUT`` the work folder is ``path/to/.OUT.misi-gen/``.
-Each complex's items for one task are pickled to ``units/<complex>/<task>.pkl`` (atomically) as
-soon as they exist, followed by a small ``<task>.json`` index (item and image counts, and the
-pickle's length and CRC-32) that lets shards be assembled one at a time without holding a whole
-task in memory; a rerun with the same fingerprint skips complexes whose units are complete.
-Units are not flushed to the disk (no ``fsync``, which made a worker wait a few ms per file, two
-files per task): a killed process loses nothing written, and after a machine crash a
-unit whose bytes did not reach the disk fails its length/CRC-32 check
-(:meth:`WorkDir.has_intact_unit`, asked by the worker before it would generate the unit) and is
-generated again.  The units (the bulk: ~200 MB on a small
-run) are deleted when a run completes.  ``state.json`` holds the run fingerprint, the finished
-shards and, once complete, the run's summary; it is also what marks ``OUT`` as written by misi.
+It holds no images: workers write each group of complexes straight into its shards
+(:mod:`misi_tasks.engine.shards`).  ``state.json`` holds the run fingerprint, the report of every
+finished group (its shards, items, images, skips and failed complexes) and, once complete, the
+run's summary; it is also what marks ``OUT`` as written by misi.  A rerun with the same
+fingerprint skips the groups whose report and shards are there and writes the others again.
+``units/<complex>/source.json`` keeps the provenance of explicit-file inputs
+(:mod:`misi_tasks.engine.provenance`) and ``full/`` the full test split of a ``--tiny`` run; both
+are removed when a run completes.
 ``lock`` is held (``flock``) for the whole run, so two runs never write one folder; the work folder
 is named after the output folder's real path (symlinks resolved), and the output folder itself is
 locked too, so two paths naming one folder (a symlink, a bind mount) share one lock.
@@ -23,14 +20,11 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import shutil
 from pathlib import Path
 from typing import Any
 
-from zlib_ng.zlib_ng import crc32  # the standard CRC-32, ~6x faster than zlib's (zlib-ng is a dependency)
-
-from misi_tasks._atomic import atomic_write_bytes, remove_temp_files
+from misi_tasks._atomic import atomic_write_bytes
 
 __all__ = ["WorkDir", "work_dir_for"]
 
@@ -111,62 +105,21 @@ class WorkDir:
         atomic_write_bytes(self.state_path, json.dumps(state, indent=1, sort_keys=True).encode())
 
     def start(self, fingerprint: str) -> dict[str, Any]:
-        """State for ``fingerprint``; a different earlier run's units are discarded."""
+        """State for ``fingerprint``; a different earlier run's work files are discarded."""
         state = self.load_state()
         if state.get("fingerprint") != fingerprint:
             self.clear_units()
-            state = {"fingerprint": fingerprint, "shards_done": {}}
+            state = {"fingerprint": fingerprint, "groups_done": {}}
             self.save_state(state)
         return state
 
-    # --- units ------------------------------------------------------------------------------------
-    def unit_path(self, complex_id: str, task: str) -> Path:
-        return self.root / "units" / complex_id / f"{task}.pkl"
-
-    def index_path(self, complex_id: str, task: str) -> Path:
-        return self.unit_path(complex_id, task).with_suffix(".json")
-
-    def has_unit(self, complex_id: str, task: str) -> bool:
-        """A unit is complete once its small JSON index exists (it is written last)."""
-        return self.index_path(complex_id, task).is_file() and self.unit_path(complex_id, task).is_file()
-
-    def has_intact_unit(self, complex_id: str, task: str) -> bool:
-        """:meth:`has_unit`, and its index parses and its pickle has the length and CRC-32 the index
-        records (a machine crash may leave either file empty or partly written, see the module docs)."""
-        try:
-            self._checked_bytes(complex_id, task)
-        except (OSError, ValueError, KeyError, TypeError):
-            return False
-        return True
-
-    def write_unit(self, complex_id: str, task: str, items: list, skip: str | None) -> None:
-        """Pickle the items, then write the index: per-item image counts and PNG bytes, why a task
-        made no items, and the pickle's length and CRC-32
-        (``{"images": [...], "bytes": [...], "skip": why, "pickle": [length, crc32]}``)."""
-        data = pickle.dumps(items, protocol=5)
-        atomic_write_bytes(self.unit_path(complex_id, task), data, fsync=False)
-        index = {
-            "images": [len(i.images) + len(i.option_images) for i in items],
-            "bytes": [sum(map(len, i.images)) + sum(map(len, i.option_images)) for i in items],
-            "skip": skip,
-            "pickle": [len(data), crc32(data)],
-        }
-        atomic_write_bytes(self.index_path(complex_id, task), json.dumps(index).encode(), fsync=False)
-
-    def read_index(self, complex_id: str, task: str) -> dict[str, Any]:
-        return json.loads(self.index_path(complex_id, task).read_text())
-
-    def _checked_bytes(self, complex_id: str, task: str) -> bytes:
-        """The unit's pickle; ValueError if its length or CRC-32 differs from its index's."""
-        length, crc = self.read_index(complex_id, task)["pickle"]
-        data = self.unit_path(complex_id, task).read_bytes()
-        if len(data) != length or crc32(data) != crc:
-            raise ValueError(f"{self.unit_path(complex_id, task)}: damaged work unit ({len(data)} bytes, "
-                             f"{length} expected, or another CRC-32); rerun misi-gen to generate it again")
-        return data
-
-    def read_unit(self, complex_id: str, task: str) -> list:
-        return pickle.loads(self._checked_bytes(complex_id, task))
+    # --- work files ---------------------------------------------------------------------------------
+    @property
+    def full_dir(self) -> Path:
+        """Where a ``--tiny`` run writes the full test split's shards, before copying its Tiny subset."""
+        return self.root / "full"
 
     def clear_units(self) -> None:
+        """Remove the run's work files (per-complex records, ``--tiny``'s full shards); the state stays."""
         shutil.rmtree(self.root / "units", ignore_errors=True)
+        shutil.rmtree(self.full_dir, ignore_errors=True)

@@ -1,17 +1,18 @@
 """What runs in a worker process: its set-up (render kernels compiled once per machine, a quiet
-garbage collector, the image allocator), loading one complex, and generating one complex's units.
+garbage collector, the image allocator), loading one complex, and generating one group of complexes
+straight into its shards.
 
 A worker's state is a :class:`Worker` object: its cache of the last few complexes loaded (so that
 T5's partners are not loaded again for every complex) and whether it has loaded the kernels.
 Neither piece of state changes what a job produces.  Every function that uses a worker takes it
-as an argument (:meth:`Worker.check_complex`, :meth:`Worker.process_complex`), so a test or a
+as an argument (:meth:`Worker.check_complex`, :meth:`Worker.process_group`), so a test or a
 notebook makes its own.
 
 The one process-wide object is :data:`THIS_PROCESS`, by the backend protocol
 (:class:`misi_tasks.engine.backends.base.Backend`): a backend runs a job as ``fn(job)`` with ``fn``
 a module-level function that its worker processes import by name (a spawned pool process, a Ray
 worker), and ``setup`` once per process before the first job.  So the job functions
-(:func:`check_complex`, :func:`process_complex`) and the set-up (:func:`init_worker`) are thin
+(:func:`check_complex`, :func:`process_group`) and the set-up (:func:`init_worker`) are thin
 module-level wrappers that hand this process's worker to the methods; with the in-process backend
 (one worker) it is the driver's own.
 """
@@ -29,11 +30,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from misi_geom import MisiInputError
 from misi_geom.errors import printable
 from misi_render import RenderOptions, warm_up
+from misi_tasks.dataset import ShardWriter
 from misi_tasks.definitions.items import Item
+from misi_tasks.definitions.registry import mc_tasks
 from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.card_figures import heavy_atoms
 from misi_tasks.engine.provenance import save_provenance
-from misi_tasks.engine.units import WorkDir
+from misi_tasks.engine.shards import complex_letters
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
 from misi_tasks.tasks.decoys import warm_up_ssim
 from misi_tasks.tasks.scene import Scene
@@ -41,7 +44,7 @@ from misi_tasks.tasks.scene import Scene
 if TYPE_CHECKING:
     from misi_tasks.engine.config import GenerateConfig
 
-__all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_worker", "process_complex",
+__all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_worker", "process_group",
            "warm_up_once"]
 
 
@@ -90,16 +93,57 @@ class Worker:
             return cid, _one_line(exc, _where(source)), None
         return cid, None, heavy_atoms(scene.source)
 
-    def process_complex(self, args: tuple) -> dict[str, Any]:
-        """Generate every requested task for one complex and write its units; returns a report."""
-        cfg, cid, split, dirs, partner_ids = args
+    def process_group(self, args: tuple) -> dict[str, Any]:
+        """Generate one group of complexes (:class:`~misi_tasks.engine.shards.Group`) and write its
+        shards, one per task, each image once; returns the group's report (a small JSON-able dict).
+
+        ``args`` is ``(cfg, group, complexes, dirs, partner ids, base)``: ``complexes`` are the group's
+        complexes that loaded, ``base`` the folder whose ``data/`` receives the shards (``OUT``, or the
+        work folder for ``--tiny``).  The shards appear together at the end (each atomically); a complex
+        that fails is left out and reported (``failed``), the others' rows still land.  The report:
+        ``{"group", "shards", "failed": {id: why}, "skips": {task: ["id: why"]}, "items": {task: n},
+        "images": {task: n}}``.
+        """
+        cfg, group, complexes, dirs, partner_ids, base = args
         self.warm_up()
+        mc = set(mc_tasks())
+        report: dict[str, Any] = {"group": group.key, "failed": {}, "skips": {t: [] for t in cfg.tasks},
+                                  "items": dict.fromkeys(cfg.tasks, 0), "images": dict.fromkeys(cfg.tasks, 0),
+                                  "shards": [group.shard(Path(), t).as_posix() for t in cfg.tasks]}
+        writers: dict[str, ShardWriter] = {}
         try:
-            return _generate_units(self, cfg, cid, split, dirs, partner_ids)
-        except OSError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            return {"complex": cid, "error": _one_line(exc, _where(dirs[cid])), "skips": {}}
+            for task in cfg.tasks:
+                writers[task] = ShardWriter(group.shard(base, task))
+            load = self.scene_loader(dirs, cfg.options)
+            for cid in complexes:
+                try:
+                    scene = load(cid)
+                    save_provenance(cfg.out_dir, cid, scene.provenance)
+                except OSError:
+                    raise  # a full disk or a vanished input folder stops the run (and it resumes)
+                except Exception as exc:  # noqa: BLE001 - any failure of one complex is that complex's alone
+                    report["failed"][cid] = _one_line(exc, _where(dirs[cid]))
+                    continue
+                ctx = GenContext(seed=cfg.seed, split=group.split, options=cfg.options,
+                                 partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
+                for task in cfg.tasks:
+                    items, why = _task_items(cfg, task, scene, ctx, dirs[cid])
+                    if why:
+                        report["skips"][task].append(f"{cid}: {why}")
+                    if not items:
+                        continue
+                    letters = complex_letters(len(items), cfg.seed, task, group.split, cid) if task in mc else None
+                    writers[task].write((item.assign_letter(letters[k]) if letters else item).to_row()
+                                        for k, item in enumerate(items))
+                    report["items"][task] += len(items)
+                    report["images"][task] += sum(len(i.images) + len(i.option_images) for i in items)
+                    del items
+            for task in cfg.tasks:
+                writers.pop(task).close()
+        finally:
+            for writer in writers.values():  # an error before every shard was closed: none is left half-made
+                writer.discard()
+        return report
 
 
 #: This process's worker (see the module docstring: the backends call job functions by name).
@@ -169,11 +213,25 @@ def init_worker() -> None:
     """Set-up of a worker process (the backends' ``setup``): load the render kernels once per worker (numba cache) before the first complex, unless
     another worker is compiling them (then this one loads complexes and warms up before its first
     complex, see :func:`warm_up_once`).  Ctrl-C is left to the parent (one line, no traceback
-    per worker)."""
+    per worker).  A local pool that forks its workers loads the kernels in the driver first
+    (``init_worker.before_fork``), so they start with them loaded."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_up_once(block=False)
     _quiet_gc()
     image_maker_memory()  # reuse the per-image buffers, in 4 kB pages (engine/_malloc.py)
+
+
+def _before_fork() -> None:
+    """Load the kernels in the driver when the local backend forks its workers
+    (:mod:`misi_tasks.engine.backends.local`): they inherit them, instead of each loading them (~1 s
+    of CPU).  The readers every first complex imports (gemmi, RDKit) come along the same way."""
+    warm_up_once(block=True)
+    import gemmi  # noqa: F401  (misi_geom.io imports these when it reads a structure)
+    import misi_geom.symmetry  # noqa: F401
+    from rdkit import Chem, RDLogger  # noqa: F401
+
+
+init_worker.before_fork = _before_fork  # type: ignore[attr-defined]
 
 
 def _quiet_gc() -> None:
@@ -204,38 +262,24 @@ def check_complex(args: tuple) -> tuple[str, str | None, tuple[int, int] | None]
     return THIS_PROCESS.check_complex(args)
 
 
-def process_complex(args: tuple) -> dict[str, Any]:
-    """Job function: :meth:`Worker.process_complex` of this process's worker."""
-    return THIS_PROCESS.process_complex(args)
+def process_group(args: tuple) -> dict[str, Any]:
+    """Job function: :meth:`Worker.process_group` of this process's worker."""
+    return THIS_PROCESS.process_group(args)
 
 
-def _generate_units(worker: Worker, cfg: "GenerateConfig", cid: str, split: str, dirs: dict[str, Any],
-                    partner_ids: tuple[str, ...]) -> dict[str, Any]:
-    work = WorkDir(cfg.out_dir)
-    todo = [t for t in cfg.tasks if not work.has_intact_unit(cid, t)]  # checked: see engine/units.py
-    report: dict[str, Any] = {"complex": cid, "error": None, "skips": {}}
-    if not todo:
-        return report
-    load = worker.scene_loader(dirs, cfg.options)
-    scene = load(cid)
-    save_provenance(cfg.out_dir, cid, scene.provenance)
-    ctx = GenContext(seed=cfg.seed, split=split, options=cfg.options,
-                     partner_ids=tuple(i for i in partner_ids if i != cid), partner=load)
-    for task in todo:
-        gen = get_task(task)(**cfg.task_params.get(task, {}))
-        try:
-            items = gen.generate(scene, ctx)
-            why = None
-        except TaskSkipped as exc:
-            items, why = [], str(exc)
-        except OSError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - e.g. a T5 partner that fails: this task only
-            items, why = [], _one_line(exc, dirs[cid])
-        if why:
-            report["skips"][task] = why
-        work.write_unit(cid, task, items, why)
-    return report
+def _task_items(cfg: "GenerateConfig", task: str, scene: Scene, ctx: GenContext,
+                where: Any) -> tuple[list[Item], str | None]:
+    """One task's items for one complex and why it made none (``None`` if it made some or none
+    was asked for); a failure of the task is this task's alone."""
+    gen = get_task(task)(**cfg.task_params.get(task, {}))
+    try:
+        return gen.generate(scene, ctx), None
+    except TaskSkipped as exc:
+        return [], str(exc)
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a T5 partner that fails: this task only
+        return [], _one_line(exc, where)
 
 
 def generate_items(scene, tasks: Iterable[str], *, seed: int = 0, split: str = "test",

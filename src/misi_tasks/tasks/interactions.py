@@ -10,7 +10,11 @@ form.
 X2 (:class:`InteractionListTask`) draws the six views of the whole pocket as T9 does, and as T9
 checks that every residue and every ligand atom its answer names has a legible label and every
 atom it names is visible in some image (``label_check``), laying the labels out again with the
-named atoms as key atoms when not; a type whose contacts fail both layouts is not asked.
+named atoms as key atoms when not; a type whose contacts fail both layouts is not asked.  A type
+is asked as ``No`` only when it has no near miss either (:func:`near_misses`: its test with the
+spec's ``none_margin_A`` / ``none_margin_deg`` added to the limits; for metals any ligand N, O or S).
+X3's decoy ring pairs likewise fail the stacking test widened by ``decoy_margin_A`` /
+``decoy_margin_deg`` (:func:`near_stacks`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from misi_geom import SIX_VIEWS
-from misi_geom.interactions import Perception, find_interactions, possible_types, to_records
+from misi_geom.interactions import (CationPi, HalogenBond, Interaction, MetalCoordination, Perception, PiStacking,
+                                    SaltBridge, find_interactions, possible_types, to_records)
 from misi_geom.residues import residue_number
 from misi_tasks.definitions.answers import ContactList, contact_text
 from misi_tasks.definitions.interactions import LIST_TYPES
@@ -28,7 +33,8 @@ from misi_tasks.tasks.fairness import LabelNeed, checked_render, equivalent_atom
 from misi_tasks.tasks.interaction_options import enough_decoys, residue_types, type_decoys, type_set_text
 from misi_tasks.tasks.prompts import VIEWS6, one_residue_preamble
 
-__all__ = ["InteractionListTask", "InteractionTypeTask", "RingStackingTask", "stacking_options"]
+__all__ = ["InteractionListTask", "InteractionTypeTask", "RingStackingTask", "near_misses", "near_stacks",
+           "relaxed", "stacking_options"]
 
 _COMMON = frozenset({"hbond", "hydrophobic"})
 
@@ -89,6 +95,57 @@ class InteractionTypeTask(TaskGenerator):
         return items
 
 
+#: Per type, (its distance limits, its angle limits or windows) that a fairness margin widens.
+_MARGIN_LIMITS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "salt_bridge": (("distance",), ()),
+    "pi_stacking": (("distance", "offset"), ("angle_dev",)),
+    "cation_pi": (("distance", "offset"), ("amine_angle",)),
+    "halogen_bond": (("distance",), ("angle_dev",)),
+    "metal": (("distance",), ()),
+}
+_DECLARATIONS: dict[str, type[Interaction]] = {
+    "salt_bridge": SaltBridge, "pi_stacking": PiStacking, "cation_pi": CationPi, "halogen_bond": HalogenBond,
+    "metal": MetalCoordination,
+}
+
+
+def relaxed(kind: str, margin_A: float, margin_deg: float) -> Interaction:
+    """The declaration of ``kind`` (one of X2's five types) with every distance limit raised by
+    ``margin_A`` Å and every angle limit or window widened by ``margin_deg`` degrees.
+
+    >>> d = relaxed("pi_stacking", 0.5, 10)
+    >>> d.distance, d.offset, d.angle_dev
+    (6.0, 2.5, 40.0)
+    """
+    cls = _DECLARATIONS[kind]
+    dist, ang = _MARGIN_LIMITS[kind]
+    return cls(**{k: cls.thresholds[k].value + margin_A for k in dist},
+               **{k: cls.thresholds[k].value + margin_deg for k in ang})
+
+
+def near_misses(c, kind: str, margin_A: float, margin_deg: float) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(pocket atoms, ligand atoms) of every near miss of ``kind`` in complex ``c``: a contact by
+    :func:`relaxed`'s test, and for ``metal`` also any ligand N, O or S within the raised distance of
+    a metal ion whatever its group (PLIP's targets leave out e.g. hydroxamate O).  Empty: a ``No``
+    for ``kind`` is clear-cut."""
+    found = [(x.pocket_atoms, x.ligand_atoms) for x in find_interactions(c, [relaxed(kind, margin_A, margin_deg)])[kind]]
+    if kind == "metal":
+        ions = Perception(c).groups("metal", ligand=False)
+        lig = np.flatnonzero(c.is_ligand & ~c.is_hydrogen)
+        lig = lig[np.isin(np.char.upper(c.element[lig].astype(str)), ["N", "O", "S"])]
+        limit = MetalCoordination.thresholds["distance"].value + margin_A
+        for atoms, point in zip(ions.atoms, ions.point):
+            d = np.linalg.norm(c.coord[lig] - point, axis=1)
+            found += [(tuple(atoms), (int(j),)) for j in lig[d < limit].tolist()]
+    return sorted(set(found))
+
+
+def near_stacks(c, margin_A: float, margin_deg: float) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(pocket ring, ligand ring) pairs that stack by the pi-stacking test widened by the margins
+    (a superset of the stacks): what an X3 decoy must not be."""
+    return set(near_misses(c, "pi_stacking", margin_A, margin_deg))
+
+
 def _ring_text(scene, ring: tuple[int, ...], ligand: bool) -> str:
     """``"ligand ring C1 C2 C3 C4 C5 C6"`` (ligand atoms are labelled in the images) or, for a residue,
     ``"PHE 120 ring"`` (TRP: ``"TRP 84 six-membered ring"`` / ``"five-membered ring"``)."""
@@ -141,6 +198,8 @@ class RingStackingTask(TaskGenerator):
         p_rings = list(zip(pocket.atoms, pocket.point))
         l_rings = list(zip(ligand.atoms, ligand.point))
         stacks = {(x.pocket_atoms, x.ligand_atoms) for x in stacks_found}
+        margins = {"decoy_margin_A": self.spec.decoy_margin_A, "decoy_margin_deg": self.spec.decoy_margin_deg}
+        stacks |= near_stacks(c, self.spec.decoy_margin_A, self.spec.decoy_margin_deg)  # no decoy nearly stacks
         items = []
         for k in rng.permutation(len(stacks_found)).tolist():
             x = stacks_found[k]
@@ -159,7 +218,7 @@ class RingStackingTask(TaskGenerator):
                 answer="A",
                 options=options,
                 metadata={"options_canonical": options, "interactions": to_records(c, {"pi_stacking": [x]}),
-                          "camera": scene.camera_dict()},
+                          **margins, "camera": scene.camera_dict()},
             )
             item.renders = Renders(images=views, extra={"views": views, "key_atoms": key})
             items.append(item)
@@ -187,7 +246,9 @@ class InteractionListTask(TaskGenerator):
         c = scene.complex
         found = find_interactions(c, list(LIST_TYPES))
         present = [t for t in LIST_TYPES if found[t]]
-        absent = [t for t in LIST_TYPES if not found[t]]
+        margin_A, margin_deg = self.spec.none_margin_A, self.spec.none_margin_deg
+        # a type is asked as No only when not even a near miss of it exists (answering No is clear-cut)
+        absent = [t for t in LIST_TYPES if not found[t] and not near_misses(c, t, margin_A, margin_deg)]
         if not present:
             raise TaskSkipped("no salt bridge, pi-stacking, cation-pi, halogen bond or metal coordination")
         asked = [present[k] for k in sorted(rng.permutation(len(present))[: self.count(ctx.split)].tolist())]
@@ -229,7 +290,8 @@ class InteractionListTask(TaskGenerator):
                 image_roles=list(SIX_VIEWS),
                 answer=str(truth),
                 metadata={"interaction_type": kind, "label": "positive" if contacts else "none",
-                          "interactions": records, "camera": scene.camera_dict(),
+                          "interactions": records, "none_margin_A": margin_A, "none_margin_deg": margin_deg,
+                          "camera": scene.camera_dict(),
                           "equivalent_atoms": equivalent_atoms(c, named, scene.ligand_classes,
                                                                lambda r: _pocket_id(c, r)),
                           "label_check": check.record(relaid)},
