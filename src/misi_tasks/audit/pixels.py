@@ -209,11 +209,11 @@ def _fast_pixels(data: bytes) -> Pixels | None:
     if got is None:
         return None
     rows, h, w = got
-    lit_rows = np.flatnonzero(rows.any(axis=1))
+    lit_rows = np.flatnonzero(rows.max(axis=1))  # max: faster than any on uint8
     if not len(lit_rows):
         return Pixels(classes=np.full((h, w), DARK_CLASS, dtype=np.int8))
     r0, r1 = int(lit_rows[0]), int(lit_rows[-1]) + 1
-    lit_cols = np.flatnonzero(rows[r0:r1].any(axis=0))
+    lit_cols = np.flatnonzero(rows[r0:r1].max(axis=0))
     c0, c1 = int(lit_cols[0]) // 3, int(lit_cols[-1]) // 3 + 1  # pixel columns
     band = _up_sum(rows[r0:r1, 3 * c0:3 * c1])
     return Pixels(band.reshape(r1 - r0, c1 - c0, 3), shape=(h, w), row0=r0, col0=c0)
