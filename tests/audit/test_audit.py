@@ -276,12 +276,15 @@ def test_t8_decoys_are_checked_against_the_recorded_margin(clean, tmp_path, caps
 
     k = next(i for i, r in enumerate(rows) if near_decoy(r))
     item = Item.from_row(rows[k])
-    item.params = {}
+    assert item.meta["decoy_margin_A"] == 0.5  # the item records its margin
+    assert check_interaction_location(item, structures) == []
+    recorded = item.meta.pop("decoy_margin_A")  # as in items made before the margin was recorded:
+    item.params = {}  # the card's defaults
     assert check_interaction_location(item, structures) == []
     item.params = None  # neither the item nor the card records a margin
     assert check_interaction_location(item, structures) == [
         "the decoy margin (metadata or task parameter decoy_margin_A) is recorded nowhere"]
-    item.meta["decoy_margin_A"] = 0.5
+    item.meta["decoy_margin_A"] = recorded
     assert check_interaction_location(item, structures) == []
 
     ds = _copy(clean, tmp_path)

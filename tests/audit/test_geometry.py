@@ -93,3 +93,74 @@ def test_colour_classes_follow_the_spec_palette():
     x = np.arange(6) + 0.5
     assert seen(Pixels(img), x, np.full(6, 0.5), cls).all()
     assert not seen(Pixels(img), x, np.full(6, 0.5), np.roll(cls, 1)).any()
+
+
+def test_shard_cache_keys_by_exact_values():
+    """Views and images are shared only when their values are equal, and only within one cache."""
+    import io
+
+    from PIL import Image
+
+    from misi_tasks.audit.views import AuditCache, visible_atoms
+
+    cam = Camera(np.zeros(3), 40.0, 10.0, 64, "orthographic")
+    pts, radii = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, -3.0], [1.5, 1.5, 0.0]]), np.full(3, 1.0)
+    cache = AuditCache()
+    first = cache.visible(cam, pts, radii)
+    assert cache.visible(cam, pts.copy(), radii.copy()) is first  # equal values: one entry
+    moved = pts.copy()
+    moved[1, 2] = 3.0  # now in front of atom 0, which it hides
+    other = cache.visible(cam, moved, radii)
+    assert other is not first
+    assert first[2].tolist() == [True, False, True] and other[2].tolist() == [False, True, True]
+    assert all((a == b).all() for a, b in zip(other, visible_atoms(cam, moved, radii)))
+    assert AuditCache().visible(cam, pts, radii) is not first  # each shard owns its own
+
+    def png(colour):
+        buf = io.BytesIO()
+        Image.new("RGB", (8, 8), colour).save(buf, format="PNG")
+        return buf.getvalue()
+
+    red, blue = png((255, 13, 13)), png((48, 80, 248))
+    assert cache.pixels(red) is cache.pixels(bytes(bytearray(red)))
+    assert cache.pixels(red).classes[0, 0] != cache.pixels(blue).classes[0, 0]
+    small = AuditCache(max_images=1)
+    a = small.pixels(red)
+    small.pixels(blue)
+    assert small.pixels(red) is not a  # the oldest image was dropped, then decoded again
+
+
+def test_lazy_pixels_classify_as_the_full_image():
+    """misi's PNGs are decoded as their lit band and classified where read: every read (points, strided
+    grids, the full map) equals classifying the whole image decoded by PIL."""
+    import io
+
+    from PIL import Image
+
+    from misi_render.png import encode_png
+    from misi_tasks.audit.pixels import class_map, classify
+
+    rng = np.random.default_rng(3)
+    img = np.zeros((96, 96, 3), np.uint8)
+    img[20:50, 30:70] = rng.integers(0, 256, (30, 40, 3))  # a lit band; the rows below it are black
+    img[60:70, 10:20] = (255, 13, 13)  # and a second patch: the band spans both
+    data = encode_png(img)
+    ref = classify(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
+    assert (ref == classify(img)).all()
+    ys, xs = rng.integers(0, 96, (40, 7)), rng.integers(0, 96, (40, 7))
+    assert (class_map(data).at(ys, xs) == ref[ys, xs]).all()
+    for stride in (1, 3, 4):
+        assert (class_map(data).strided(stride) == ref[stride // 2::stride, stride // 2::stride]).all()
+    assert (class_map(data).classes == ref).all()
+    assert (class_map(encode_png(np.zeros((8, 8, 3), np.uint8))).classes == -1).all()
+
+
+@given(st.integers(1, 70), st.integers(1, 9), st.integers(0, 2**32 - 1))
+def test_undoing_the_up_filter_is_a_running_sum_modulo_256(rows, cols, seed):
+    from misi_tasks.audit.pixels import _up_sum
+
+    a = np.random.default_rng(seed).integers(0, 256, (rows, cols), dtype=np.uint8)
+    want = a.copy()
+    for i in range(1, rows):
+        want[i] = want[i - 1] + a[i]  # uint8 wraps
+    assert (_up_sum(a) == want).all()

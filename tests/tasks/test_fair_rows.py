@@ -248,6 +248,7 @@ def test_every_t8_decoy_is_worse_than_the_answer_by_the_margin(hbond_rows, compl
     for row in rows:
         meta, c = _meta(row), complexes[row["complex_id"]]
         hb = meta["hbond"]
+        assert meta["decoy_margin_A"] == margin  # recorded, so any scorer or audit can check it
         front = c.coord - np.array(meta["camera"]["center"])  # the front view's camera frame (orthographic)
         mid = (front[hb["pocket_atom"], :2] + front[hb["ligand_atom"], :2]) / 2
         miss = [float(np.hypot(*(mid + np.array(m.groups(), dtype=float)))) for m in (

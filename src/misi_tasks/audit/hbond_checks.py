@@ -19,7 +19,6 @@ from misi_tasks.audit.geometry import Camera
 from misi_tasks.audit.item import Findings, Item
 from misi_tasks.audit.pixels import in_image, seen
 from misi_tasks.audit.structures import Atoms, Structures
-from misi_tasks.audit.views import visible_atoms
 
 __all__ = ["check_residue_ligand", "check_interaction_location", "check_pocket_ligand", "bond_problem", "chain_problems",
            "decoy_margin", "DEFAULT_DECOY_MARGIN_A"]
@@ -57,7 +56,7 @@ def _seen_somewhere(item: Item, cam: Camera, front: np.ndarray, a: Atoms, rows: 
     radii = a.radii(item.style)
     found = np.zeros(len(rows), dtype=bool)
     for k, view in enumerate(_VIEWS6[: len(item.images)]):
-        x, y, vis = visible_atoms(cam, front, radii, view)
+        x, y, vis = item.cache.visible(cam, front, radii, view)
         r = np.asarray(rows)
         ok = vis[r] & seen(item.image(k), x[r], y[r], a.classes[r])
         found |= ok
@@ -96,7 +95,7 @@ def _check_label_record(item: Item, cam: Camera, front: np.ndarray, a: Atoms, f:
         if i is None or not 0 <= k < len(item.images):
             f.fail(f"label_check names {name!r} in image {k + 1}, which the audit cannot find")
             continue
-        x, y, vis = visible_atoms(cam, front, a.radii(item.style), _VIEWS6[k])
+        x, y, vis = item.cache.visible(cam, front, a.radii(item.style), _VIEWS6[k])
         if not (vis[i] and seen(item.image(k), x[i:i + 1], y[i:i + 1], a.classes[i:i + 1])[0]):
             f.fail(f"label_check says {name} is visible in image {k + 1}, but it is not seen there")
     for name, v in (rec.get("labels") or {}).items():

@@ -34,7 +34,6 @@ from misi_tasks.audit.interaction_geometry import (DIST_TOL, RESIDUE_RINGS, STAC
 from misi_tasks.audit.item import Findings, Item
 from misi_tasks.audit.pixels import seen
 from misi_tasks.audit.structures import Atoms, Structures
-from misi_tasks.audit.views import visible_atoms
 
 __all__ = ["check_interaction_type", "check_interaction_list", "check_ring_stacking", "TYPE_OF_WORDS"]
 
@@ -99,7 +98,7 @@ def _some_seen(item: Item, cam: Camera, front: np.ndarray, a: Atoms, groups: dic
     for k, view in enumerate(_VIEWS6[: len(item.images)]):
         if not left:
             return
-        x, y, vis = visible_atoms(cam, front, radii, view)
+        x, y, vis = item.cache.visible(cam, front, radii, view)
         img = item.image(k)
         for name, rows in list(left.items()):
             r = np.asarray(rows)

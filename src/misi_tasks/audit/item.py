@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from misi_tasks.audit.geometry import VIEW_TURNS, Camera
-from misi_tasks.audit.pixels import Pixels, class_map
+from misi_tasks.audit.pixels import Pixels
 from misi_tasks.audit.structures import Atoms
-from misi_tasks.audit.views import VIEW_FLOOR, VIEW_MARGIN, VIEW_MIN, view_seen
+from misi_tasks.audit.views import VIEW_FLOOR, VIEW_MARGIN, VIEW_MIN, AuditCache, view_seen
 
 __all__ = ["Item", "Findings", "prompt_range"]
 
@@ -33,6 +33,8 @@ class Item:
     #: The run's parameters of this item's task as the dataset card records them (``{}``: the task's
     #: defaults; None: the dataset records none, e.g. an item built without its card).
     params: dict | None = None
+    #: What the items of one shard share (decoded images, views); the shard's audit sets its own.
+    cache: AuditCache = field(default_factory=AuditCache, repr=False, compare=False)
 
     @classmethod
     def from_row(cls, row: dict) -> "Item":
@@ -42,8 +44,8 @@ class Item:
                    row.get("answer", ""), json.loads(row.get("metadata") or "{}"))
 
     def image(self, k: int) -> Pixels:
-        """Image ``k``, decoded (:func:`misi_tasks.audit.pixels.class_map`)."""
-        return class_map(self.images[k])
+        """Image ``k``, decoded (:func:`misi_tasks.audit.pixels.class_map`) once per shard (:attr:`cache`)."""
+        return self.cache.pixels(self.images[k])
 
     def camera(self, key: str = "camera") -> Camera:
         return Camera.from_record(self.meta[key])
@@ -74,11 +76,11 @@ class Findings:
             self.fail(f"image {k + 1} ({what}) is missing")
             return 0.0
         img, radii = item.image(k), atoms.radii(item.style)
-        f = view_seen(img, cam, front, atoms.classes, radii, view)
+        f = view_seen(img, cam, front, atoms.classes, radii, view, item.cache)
         if f >= VIEW_MIN:
             return f
         # small balls (small images) show fewer centres: then the pose must at least beat every other view of it
-        others = {v: view_seen(img, cam, front, atoms.classes, radii, v) for v in VIEW_TURNS if v != view}
+        others = {v: view_seen(img, cam, front, atoms.classes, radii, v, item.cache) for v in VIEW_TURNS if v != view}
         rival = max(others, key=others.get)
         if f < VIEW_FLOOR or others[rival] > f - VIEW_MARGIN:
             self.fail(f"image {k + 1} does not show {what}: {f:.0%} of the unhidden atoms seen at their "

@@ -151,7 +151,7 @@ def check_choice(item: Item, structures: Structures) -> list[str]:
     predicted = best if item.code == "T5" else best @ best
     radii = query.radii(item.style)
     at = apply(predicted, qfront)
-    fits = [view_seen(item.image(first_option + j), qcam, at, query.classes, radii) for j in range(4)]
+    fits = [view_seen(item.image(first_option + j), qcam, at, query.classes, radii, cache=item.cache) for j in range(4)]
     pick = int(np.argmax(fits))
     want = item.letter_index()
     if want is None:

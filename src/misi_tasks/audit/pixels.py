@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import struct
-from functools import lru_cache
 
 import numpy as np
 from PIL import Image
@@ -90,21 +89,62 @@ def classify(image: np.ndarray) -> np.ndarray:
 
 
 class Pixels:
-    """A decoded image as its map of colour classes (:func:`classify`), which is all a check reads."""
+    """A decoded image, classified (:func:`classify`) only where a check reads it.
 
-    def __init__(self, rgb: np.ndarray | None = None, *, classes: np.ndarray | None = None) -> None:
-        self.classes = classify(rgb) if classes is None else classes
-        self.shape = self.classes.shape
+    Held as its lit band (``rgb``: rows ``row0``.., columns ``col0``..; the pixels above and beside it
+    are black, the rows below repeat its last row, as the Up filter leaves them), so a check that
+    reads a few hundred atom centres or a strided grid classifies only those pixels; the full map
+    (:attr:`classes`) is built on first use."""
+
+    def __init__(self, rgb: np.ndarray | None = None, *, classes: np.ndarray | None = None,
+                 shape: tuple[int, int] | None = None, row0: int = 0, col0: int = 0) -> None:
+        if (rgb is None) == (classes is None):
+            raise ValueError("Pixels takes either rgb or classes")
+        self._rgb, self._classes = rgb, classes
+        self.shape = tuple(classes.shape if classes is not None else (shape or rgb.shape[:2]))
+        self._row0, self._col0 = row0, col0
+        self._strided: dict[int, np.ndarray] = {}
+        self._band: np.ndarray | None = None  # the band's classes, once reads add up to a quarter of it
+        self._reads = 0
         #: Results of :func:`misi_tasks.audit.views.view_seen` on this image, by camera, view and pose.
         self.seen: dict[tuple, float] = {}
 
+    @property
+    def classes(self) -> np.ndarray:
+        """int8 (H, W) colour classes of every pixel (built once, on first use)."""
+        if self._classes is None:
+            h, w = self.shape
+            self._classes = self.at(np.arange(h)[:, None], np.arange(w)[None, :])
+        return self._classes
+
     def at(self, yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
-        """Classes of the pixels (row ``yi``, column ``xi``), any matching shapes."""
-        return self.classes[yi, xi]
+        """Classes of the pixels (row ``yi``, column ``xi``, inside the image), any matching shapes."""
+        if self._classes is not None:
+            return self._classes[yi, xi]
+        bh, bw = self._rgb.shape[:2]
+        y = np.asarray(yi) - self._row0  # a new array, clamped in place
+        x = np.asarray(xi) - self._col0
+        out = (y >= 0) & (x >= 0) & (x < bw)  # elsewhere black
+        clamp(y, bh - 1)  # the rows below the band repeat its last row
+        x = np.where(out, x, 0)
+        if self._band is None:
+            self._reads += out.size
+            if self._reads * 4 > bh * bw:  # reading much of the band: classify all of it once
+                self._band = classify(self._rgb)
+        got = classify(self._rgb[y, x]) if self._band is None else self._band[y, x]
+        got[~out] = DARK_CLASS
+        return got
 
     def strided(self, stride: int) -> np.ndarray:
-        """The class map of every ``stride``-th row and column (a view)."""
-        return self.classes[stride // 2::stride, stride // 2::stride]
+        """The class map of every ``stride``-th row and column (from row and column ``stride // 2``)."""
+        if self._classes is not None:
+            return self._classes[stride // 2::stride, stride // 2::stride]
+        hit = self._strided.get(stride)
+        if hit is None:
+            h, w = self.shape
+            hit = self._strided[stride] = self.at(np.arange(stride // 2, h, stride)[:, None],
+                                                  np.arange(stride // 2, w, stride)[None, :])
+        return hit
 
 
 def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
@@ -137,45 +177,56 @@ def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
     return rows[:, 1:], h, w
 
 
-def _fast_classes(data: bytes) -> np.ndarray | None:
-    """The class map of a PNG as misi writes it (:func:`_png_rows`), else None.
+def _up_sum(filtered: np.ndarray, block: int = 16) -> np.ndarray:
+    """Undo the Up filter: each byte plus every byte above it, modulo 256 (a new array).  Blocked, to
+    touch the bytes about three times instead of once per row in Python or log2(rows) times: a
+    running sum down each block of ``block`` rows, the blocks' last rows summed, each block plus the
+    total of the blocks above it."""
+    rows, cols = filtered.shape
+    n = -(-rows // block)
+    buf = np.zeros((n * block, cols), dtype=np.uint8)
+    buf[:rows] = filtered
+    v = buf.reshape(n, block, cols)
+    for i in range(1, block):
+        np.add(v[:, i], v[:, i - 1], out=v[:, i])
+    carry = v[:, block - 1].copy()
+    for j in range(1, n):
+        np.add(carry[j], carry[j - 1], out=carry[j])
+    v[1:] += carry[:-1, None, :]
+    return buf[:rows]
+
+
+def _fast_pixels(data: bytes) -> Pixels | None:
+    """A PNG as misi writes it (:func:`_png_rows`) as :class:`Pixels`, else None.
 
     Decoding is the audit's largest cost, and most of a molecule image is black: with the Up filter a
     scanline that repeats the one above is all zeros, so only the band of rows and columns holding a
-    non-zero filtered byte is unfiltered (a running sum down the rows, in log2(rows) vectorised steps)
-    and classified; the rows above it are black, the rows below repeat its last row.
+    non-zero filtered byte is unfiltered (a running sum down the rows, :func:`_up_sum`);
+    the rows above it are black, the rows below repeat its last row.  Classifying waits until a check
+    reads a pixel (:meth:`Pixels.at`).
     """
     got = _png_rows(data)
     if got is None:
         return None
     rows, h, w = got
-    out = np.full((h, w), DARK_CLASS, dtype=np.int8)
-    lit_rows = np.flatnonzero(rows.max(axis=1))
+    lit_rows = np.flatnonzero(rows.max(axis=1))  # max: faster than any on uint8
     if not len(lit_rows):
-        return out
+        return Pixels(classes=np.full((h, w), DARK_CLASS, dtype=np.int8))
     r0, r1 = int(lit_rows[0]), int(lit_rows[-1]) + 1
     lit_cols = np.flatnonzero(rows[r0:r1].max(axis=0))
     c0, c1 = int(lit_cols[0]) // 3, int(lit_cols[-1]) // 3 + 1  # pixel columns
-    band, spare = rows[r0:r1, 3 * c0:3 * c1].copy(), np.empty((r1 - r0, 3 * (c1 - c0)), dtype=np.uint8)
-    step = 1
-    while step < len(band):  # Up: each byte adds the one above it, modulo 256 (Hillis-Steele scan)
-        spare[:step] = band[:step]
-        np.add(band[step:], band[:-step], out=spare[step:])
-        band, spare = spare, band
-        step *= 2
-    out[r0:r1, c0:c1] = classify(band.reshape(r1 - r0, c1 - c0, 3))
-    out[r1:, c0:c1] = out[r1 - 1, c0:c1]
-    return out
+    band = _up_sum(rows[r0:r1, 3 * c0:3 * c1])
+    return Pixels(band.reshape(r1 - r0, c1 - c0, 3), shape=(h, w), row0=r0, col0=c0)
 
 
-@lru_cache(maxsize=192)
 def class_map(data: bytes) -> Pixels:
-    """PNG bytes -> :class:`Pixels`; the last images are kept (items share their base views)."""
-    classes = _fast_classes(data)
-    if classes is None:
+    """PNG bytes -> :class:`Pixels` (a shard's checks decode each image once through
+    :class:`misi_tasks.audit.views.AuditCache`)."""
+    got = _fast_pixels(data)
+    if got is None:
         with Image.open(io.BytesIO(data)) as im:
             return Pixels(np.asarray(im if im.mode == "RGB" else im.convert("RGB")))
-    return Pixels(classes=classes)
+    return got
 
 
 def _canon(e: str) -> str:

@@ -21,6 +21,7 @@ from misi_tasks.audit.interaction_checks import check_interaction_list, check_in
 from misi_tasks.audit.item import Item
 from misi_tasks.audit.motion_checks import check_choice, check_docking, check_single_motion
 from misi_tasks.audit.structures import Structures
+from misi_tasks.audit.views import AuditCache
 
 __all__ = ["CHECKS", "AuditReport", "TaskAudit", "audit_dataset", "recorded_input", "recorded_task_params",
            "AuditError"]
@@ -222,12 +223,14 @@ def _shape_problems(item: Item) -> list[str]:
 
 
 def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: set[str] | None,
-                 params: dict[str, dict] | None = None) -> list[TaskAudit]:
+                 params: dict[str, dict] | None = None, cache: AuditCache | None = None) -> list[TaskAudit]:
     """The task counts of one shard (``structures`` may be the arguments that load them, in a worker;
-    ``params``: the card's recorded task parameters, :func:`recorded_task_params`)."""
+    ``params``: the card's recorded task parameters, :func:`recorded_task_params`; ``cache``: decoded
+    images and views shared with the run's other shards, else the shard's own)."""
     if isinstance(structures, tuple):
         structures = _structures(*structures[:2], **structures[2])
     found: dict[str, TaskAudit] = {}
+    cache = cache or AuditCache()  # decoded images and views, shared by the items
     for row in _rows(path):
         code = row.get("task_code", "")
         if tasks is not None and code not in tasks and row.get("task") not in tasks:
@@ -237,6 +240,7 @@ def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: se
         try:
             item = Item.from_row(row)
             item.params = _params_of(params, row["task"], code)
+            item.cache = cache
             reasons = _shape_problems(item)
             reasons += CHECKS[code](item, structures, t9) if code in CHECKS else [
                 f"no audit check for task code {code!r}"]
@@ -278,7 +282,8 @@ def audit_dataset(dataset: str | Path, input_path: str | Path | None = None, *, 
             jobs = [pool.submit(_audit_shard, path, (dataset, structures.path, kw), t9, tasks, params) for path in files]
             results = [job.result() for job in jobs]
     else:
-        results = [_audit_shard(path, structures, t9, tasks, params) for path in files]
+        cache = AuditCache()  # one process: the shards share images and views (T4, T8, T9 show the same views)
+        results = [_audit_shard(path, structures, t9, tasks, params, cache) for path in files]
     for path, found in zip(files, results):
         for part in found:
             ta = report.tasks.setdefault(part.task, TaskAudit(part.task, part.code))

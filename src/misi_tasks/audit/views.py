@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from misi_tasks.audit.geometry import Camera, view_matrix
-from misi_tasks.audit.pixels import DARK_CLASS, Pixels, clamp, in_image, seen, seen_fraction, unhidden
+from misi_tasks.audit.pixels import DARK_CLASS, Pixels, clamp, class_map, in_image, seen, seen_fraction, unhidden
 
-__all__ = ["VIEW_MIN", "VIEW_FLOOR", "VIEW_MARGIN", "view_seen", "pose_scores", "best_motion", "zoom_scores", "shift_scores", "differing_fraction", "visible_atoms"]
+__all__ = ["VIEW_MIN", "VIEW_FLOOR", "VIEW_MARGIN", "view_seen", "pose_scores", "best_motion", "zoom_scores", "shift_scores", "differing_fraction", "visible_atoms",
+           "AuditCache"]
 
 #: Fraction of unhidden atoms seen at which an image shows a pose (true views: 0.43-0.95 over
 #: 256-512 px, both styles and projections; other views of the same atoms: at most 0.31).
@@ -43,39 +44,60 @@ def _cam_xyz(front: np.ndarray, view: str) -> np.ndarray:
     return front if view == "front" else front @ view_matrix(view).T
 
 
-#: (camera, view, points, radii) -> visible_atoms' result: items of one complex share their views.
-_VISIBLE_CACHE: dict[tuple, tuple] = {}
-
-
 def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str = "front") -> tuple:
-    """(x px, y px, unhidden and inside the image) of front-frame points in ``view`` (read-only arrays;
-    the results of the last calls are kept)."""
-    key = (cam.key(), view, front.shape, hash(front.tobytes()), hash(radii_A.tobytes()))
-    hit = _VISIBLE_CACHE.get(key)
-    if hit is not None:
-        return hit
+    """(x px, y px, unhidden and inside the image) of front-frame points in ``view`` (read-only arrays).
+    Checks call it through :meth:`AuditCache.visible`, which computes each distinct view once."""
     q = _cam_xyz(front, view)
     x, y, k = cam.pixels(q)
     inside = in_image(x, y, cam.size, margin=1.0)
     out = (x, y, unhidden(x, y, q[:, 2] * k, radii_A * k) & inside)
     for arr in out:
         arr.setflags(write=False)
-    if len(_VISIBLE_CACHE) >= 256:
-        _VISIBLE_CACHE.clear()
-    _VISIBLE_CACHE[key] = out
     return out
 
 
+class AuditCache:
+    """What the items of a shard, or of a run's shards in one process, share, owned by that audit (no
+    process-wide state): images decoded once (keyed by their exact bytes: rows repeat base views, and
+    equal pictures are equal bytes) and each distinct view of a pose's atoms (keyed by the exact
+    camera, view, coordinates and radii).  Both are bounded: the oldest entries go first (a shard
+    lists a complex's items together)."""
+
+    def __init__(self, max_images: int = 192, max_views: int = 256) -> None:
+        self._images: dict[bytes, Pixels] = {}
+        self._views: dict[tuple, tuple] = {}
+        self._max_images, self._max_views = max_images, max_views
+
+    def pixels(self, data: bytes) -> Pixels:
+        """The PNG ``data`` decoded (:func:`misi_tasks.audit.pixels.class_map`), once per distinct image."""
+        hit = self._images.get(data)
+        if hit is None:
+            if len(self._images) >= self._max_images:
+                del self._images[next(iter(self._images))]
+            hit = self._images[data] = class_map(data)
+        return hit
+
+    def visible(self, cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str = "front") -> tuple:
+        """:func:`visible_atoms`, once per distinct (camera, view, points, radii)."""
+        key = (cam.key(), view, front.shape, front.dtype.str, front.tobytes(), radii_A.dtype.str, radii_A.tobytes())
+        hit = self._views.get(key)
+        if hit is None:
+            if len(self._views) >= self._max_views:
+                del self._views[next(iter(self._views))]
+            hit = self._views[key] = visible_atoms(cam, front, radii_A, view)
+        return hit
+
+
 def view_seen(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndarray, radii_A: np.ndarray,
-              view: str = "front") -> float:
+              view: str = "front", cache: AuditCache | None = None) -> float:
     """Fraction of unhidden atoms (in the image) seen at their projected centres (``classes``: the
-    image's colour classes, :func:`misi_tasks.audit.pixels.class_map`).  Items share base views, so
-    each image keeps its results (``Pixels.seen``)."""
-    key = (cam.key(), view, front.tobytes(), atom_cls.tobytes(), radii_A.tobytes())
+    image's colour classes, :func:`misi_tasks.audit.pixels.class_map`; ``cache``: the shard's, which
+    computes each view once).  Items share base views, so each image keeps its results (``Pixels.seen``)."""
+    key = (cam.key(), view, front.shape, front.tobytes(), atom_cls.tobytes(), radii_A.tobytes())
     hit = classes.seen.get(key)
     if hit is not None:
         return hit
-    x, y, vis = visible_atoms(cam, front, radii_A, view)
+    x, y, vis = (cache.visible if cache is not None else visible_atoms)(cam, front, radii_A, view)
     value = classes.seen[key] = seen_fraction(classes, x, y, atom_cls, vis)
     return value
 

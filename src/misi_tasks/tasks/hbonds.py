@@ -266,7 +266,8 @@ class InteractionLocationTask(TaskGenerator):
                           "bond_midpoint_A": [round(float(cx), 4), round(float(cy), 4)],
                           "bond_midpoint_px": [round(float((front.x_px[i] + front.x_px[j]) / 2), 3),
                                                round(float((front.y_px[i] + front.y_px[j]) / 2), 3)],
-                          "move": [dx, dy], "camera": scene.camera_dict(),
+                          "move": [dx, dy], "decoy_margin_A": self.spec.decoy_margin_A,
+                          "camera": scene.camera_dict(),
                           "equivalent_atoms": equivalent_atoms(c, [i, j], scene.ligand_classes, lambda r: _t9_atom(c, r)),
                           "label_check": check.record(relaid)},
             )
