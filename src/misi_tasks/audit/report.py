@@ -141,16 +141,22 @@ def _t9_bonds(files: list[Path]) -> dict[str, list[tuple[str, str]]]:
 _GEN = re.compile(r"```bash\s*\n(misi-gen [^\n]*)\n```")
 
 
-def recorded_input(dataset: Path) -> dict[str, str] | None:
-    """The input options (``input``, ``ligand``, ``smiles``, ``poses``) of the card's generation
-    command; ``{}`` when it names no ``--input`` (the bundled samples); None without a card."""
+def _card_command(dataset: Path) -> str | None:
+    """The ``misi-gen`` command the dataset card records, or None without a card or command."""
     card = dataset / "README.md"
     if not card.is_file():
         return None
     m = _GEN.search(card.read_text(encoding="utf-8"))
-    if not m:
+    return m.group(1) if m else None
+
+
+def recorded_input(dataset: Path) -> dict[str, str] | None:
+    """The input options (``input``, ``ligand``, ``smiles``, ``poses``) of the card's generation
+    command; ``{}`` when it names no ``--input`` (the bundled samples); None without a card."""
+    command = _card_command(dataset)
+    if command is None:
         return None
-    words = m.group(1).split()
+    words = command.split()
     found = {}
     for opt in ("input", "ligand", "smiles", "poses"):
         flag = f"--{opt}"
@@ -163,14 +169,11 @@ def recorded_task_params(dataset: Path) -> dict[str, dict] | None:
     """The ``--task-params`` of the card's generation command, by task name or code as written
     (``{}`` when the command sets none: every task ran with its defaults); None without a card or
     command, or when the recorded JSON cannot be read."""
-    card = dataset / "README.md"
-    if not card.is_file():
-        return None
-    m = _GEN.search(card.read_text(encoding="utf-8"))
-    if not m:
+    command = _card_command(dataset)
+    if command is None:
         return None
     try:
-        words = shlex.split(m.group(1))
+        words = shlex.split(command)
     except ValueError:
         return None
     if "--task-params" not in words:

@@ -17,7 +17,7 @@ from misi_tasks.definitions.answers import BondList, ParsedAnswer, bond_t4, bond
 from misi_tasks.definitions.metrics import bond_score
 from misi_tasks.definitions.taskspec import TaskSpec
 
-__all__ = ["ResidueLigandSpec", "InteractionLocationSpec", "PocketLigandSpec"]
+__all__ = ["ResidueLigandSpec", "InteractionLocationSpec", "PocketLigandSpec", "chain_sentence"]
 
 # what the random baseline guesses bonds from (it does not look at the complex)
 _RESIDUES = ("ARG", "ASN", "ASP", "GLN", "GLU", "HIS", "LYS", "SER", "THR", "TYR", "TRP", "GLY")
@@ -25,6 +25,16 @@ _RES_ATOMS = ("N", "O", "OG", "OG1", "OD1", "OD2", "ND2", "OE1", "NE2", "NZ", "N
 _LIG_ATOMS = ("O1", "O2", "O3", "O4", "N1", "N2", "N3")
 _BOND_METRIC = "over 2x the true bonds: 0; every true bond plus extras: 0.5; else share of true bonds found"
 
+
+
+def chain_sentence(chain: str | None) -> str:
+    """The prompt's sentence that makes a chain id derivable (T9, X2): ``chain`` is the one chain of a
+    single-chain pocket (``"?"``: the file gives none), None when the residue labels carry chains."""
+    if chain is None:
+        return ""
+    if chain == "?":
+        return " The file gives the pocket residues no chain id: write \"?\" as their chain."
+    return f" Every pocket residue is in chain {chain}."
 
 @dataclass(frozen=True)
 class ResidueLigandSpec(TaskSpec):
@@ -142,12 +152,7 @@ class PocketLigandSpec(TaskSpec):
     def ask(self, *, chain: str | None = None, **fields: Any) -> str:
         """The question; ``chain`` is the one chain of a single-chain pocket (``"?"``: none in the file),
         stated since the residue labels then do not carry it."""
-        if chain is None:
-            where = ""
-        elif chain == "?":
-            where = " The file gives the pocket residues no chain id: write \"?\" as their chain."
-        else:
-            where = f" Every pocket residue is in chain {chain}."
+        where = chain_sentence(chain)
         return ("List every hydrogen bond between the pocket and the ligand. Give each bond as residue name, residue "
                 "number, residue atom name and chain id (\"?\" when the file gives no chain), a comma, then the "
                 "ligand atom name; separate bonds with \"; \"." + where)

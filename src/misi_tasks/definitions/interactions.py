@@ -17,6 +17,7 @@ from typing import Any
 
 from misi_tasks.definitions.answers import ContactList, ParsedAnswer, contact_text
 from misi_tasks.definitions.equivalence import canonical_contact_list
+from misi_tasks.definitions.hbonds import chain_sentence
 from misi_tasks.definitions.metrics import contact_f1
 from misi_tasks.definitions.taskspec import TaskSpec
 
@@ -176,12 +177,7 @@ class InteractionListSpec(TaskSpec):
     def ask(self, *, interaction: str, chain: str | None = None, **fields: Any) -> str:
         """The question about type ``interaction`` (a key of :data:`LIST_TYPES`); ``chain`` as T9's."""
         words, definition, naming, example = LIST_TYPES[interaction]
-        if chain is None:
-            where = ""
-        elif chain == "?":
-            where = " The file gives the pocket residues no chain id: write \"?\" as their chain."
-        else:
-            where = f" Every pocket residue is in chain {chain}."
+        where = chain_sentence(chain)
         return (f"List every {words} between the pocket and the ligand ({definition}). Give each as residue name, "
                 "residue number, the residue's atom(s), chain id (\"?\" when the file gives no chain), a comma, "
                 f"then the ligand's atom(s), separating them with \"; \" (for example \"{example}\"). Name "
