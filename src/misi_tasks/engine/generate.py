@@ -142,7 +142,7 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
         state.update(complete=True, files=files,
                      summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})
         work.save_state(state)
-        work.clear_units()  # per-complex records and --tiny's full shards; state.json stays as the folder's record
+        work.clear_work_files()  # per-complex records and --tiny's full shards; state.json stays as the folder's record
         return summary
     finally:
         work.unlock()

@@ -120,7 +120,7 @@ def prepare_output(cfg: GenerateConfig, work: WorkDir, fingerprint: str, n_compl
         for path in ours:
             if path.is_file() or path.is_symlink():
                 path.unlink()
-        work.clear_units()
+        work.clear_work_files()
         state = {"fingerprint": fingerprint, "config": {**cfg.describe(), "complexes": n_complexes},
                  "groups_done": {}}
     work.save_state(state)

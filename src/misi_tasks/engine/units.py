@@ -108,7 +108,7 @@ class WorkDir:
         """State for ``fingerprint``; a different earlier run's work files are discarded."""
         state = self.load_state()
         if state.get("fingerprint") != fingerprint:
-            self.clear_units()
+            self.clear_work_files()
             state = {"fingerprint": fingerprint, "groups_done": {}}
             self.save_state(state)
         return state
@@ -119,7 +119,7 @@ class WorkDir:
         """Where a ``--tiny`` run writes the full test split's shards, before copying its Tiny subset."""
         return self.root / "full"
 
-    def clear_units(self) -> None:
+    def clear_work_files(self) -> None:
         """Remove the run's work files (per-complex records, ``--tiny``'s full shards); the state stays."""
         shutil.rmtree(self.root / "units", ignore_errors=True)
         shutil.rmtree(self.full_dir, ignore_errors=True)
