@@ -79,6 +79,12 @@ Promise.all(imgs.map(im => im.decode().catch(() => null)))
 def _check_page(driver, url: str) -> np.ndarray:
     driver.get_log("browser")  # drop what earlier pages logged
     driver.get(url)
+    # driver.get returns at the load event, but a loaded machine can report "loading" a moment
+    # longer: the page must reach "complete" within 30 s
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 30, poll_frequency=0.1).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
     assert driver.execute_script("return document.readyState") == "complete"
     images = driver.execute_async_script(_LOAD_ALL_IMAGES)
     broken = [src for src, width in images if not width]
