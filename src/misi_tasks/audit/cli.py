@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--poses", type=int, default=None, help="as misi-gen --poses")
     p.add_argument("--task", default="all", help="task names or codes, comma-separated, or 'all'")
     p.add_argument("--workers", type=int, default=1,
-                   help="processes auditing shards side by side (default 1); the report does not depend on it")
+                   help="processes auditing groups of shards side by side (default 1); the report does not depend on it")
     p.add_argument("--no-card", action="store_true", help="do not write the Audit section into the dataset card")
     p.add_argument("--max-failures", type=int, default=20, help="failures printed per task (default 20)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

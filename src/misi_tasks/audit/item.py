@@ -33,7 +33,7 @@ class Item:
     #: The run's parameters of this item's task as the dataset card records them (``{}``: the task's
     #: defaults; None: the dataset records none, e.g. an item built without its card).
     params: dict | None = None
-    #: What the items of one shard share (decoded images, views); the shard's audit sets its own.
+    #: What the items of one group of shards share (decoded images, views); the group's audit sets its own.
     cache: AuditCache = field(default_factory=AuditCache, repr=False, compare=False)
 
     @classmethod
@@ -44,7 +44,7 @@ class Item:
                    row.get("answer", ""), json.loads(row.get("metadata") or "{}"))
 
     def image(self, k: int) -> Pixels:
-        """Image ``k``, decoded (:func:`misi_tasks.audit.pixels.class_map`) once per shard (:attr:`cache`)."""
+        """Image ``k``, decoded (:func:`misi_tasks.audit.pixels.class_map`) once per group of shards (:attr:`cache`)."""
         return self.cache.pixels(self.images[k])
 
     def camera(self, key: str = "camera") -> Camera:

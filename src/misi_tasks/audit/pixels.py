@@ -7,8 +7,8 @@ Shading (lighting, depth cue, antialiasing against the black background) scales 
 pixel is compared by its *chromaticity*, the colour divided by its brightest channel.  A pixel's
 colour class (:func:`classify`, through a lookup table) is :data:`DARK_CLASS` when too dark to
 tell, the index of the nearest palette colour within :data:`TOLERANCE`, or :data:`OTHER_CLASS`
-(label text, mixed edges); :func:`class_map` decodes an image into :class:`Pixels`, which
-classifies the pixels a check reads.  Labels and sticks cover some centres, so checks
+(label text, mixed edges); :func:`class_map` decodes an image into :class:`Pixels`, its map of
+colour classes.  Labels and sticks cover some centres, so checks
 compare fractions of atoms seen, never single pixels.
 
 >>> import numpy as np
@@ -78,73 +78,44 @@ _LUT = _lookup_table()
 
 def classify(image: np.ndarray) -> np.ndarray:
     """uint8 (H, W, 3) -> int8 (H, W) colour classes (see the module docs)."""
-    q = image >> 3
+    q = image >> 3  # 5 bits per channel: the lookup table's cell
     idx = q[..., 0].astype(np.uint16)
-    idx <<= 10
-    g = q[..., 1].astype(np.uint16)
-    g <<= 5
-    idx |= g
+    idx <<= 5
+    idx |= q[..., 1]
+    idx <<= 5
     idx |= q[..., 2]
-    return _LUT[idx]
+    return _LUT.take(idx)
 
 
 class Pixels:
-    """A decoded image, classified (:func:`classify`) only where a check reads it.
+    """A decoded image as its colour classes (:func:`classify`), one int8 per pixel: checks read
+    the classes at atom centres, along outlines or on strided grids (:meth:`at`, :meth:`strided`)."""
 
-    Held as its lit band (``rgb``: rows ``row0``.., columns ``col0``..; the pixels above and beside it
-    are black, the rows below repeat its last row, as the Up filter leaves them), so a check that
-    reads a few hundred atom centres or a strided grid classifies only those pixels; the full map
-    (:attr:`classes`) is built on first use."""
-
-    def __init__(self, rgb: np.ndarray | None = None, *, classes: np.ndarray | None = None,
-                 shape: tuple[int, int] | None = None, row0: int = 0, col0: int = 0) -> None:
+    def __init__(self, rgb: np.ndarray | None = None, *, classes: np.ndarray | None = None) -> None:
         if (rgb is None) == (classes is None):
             raise ValueError("Pixels takes either rgb or classes")
-        self._rgb, self._classes = rgb, classes
-        self.shape = tuple(classes.shape if classes is not None else (shape or rgb.shape[:2]))
-        self._row0, self._col0 = row0, col0
-        self._strided: dict[int, np.ndarray] = {}
-        self._band: np.ndarray | None = None  # the band's classes, once reads add up to a quarter of it
-        self._reads = 0
+        self._classes = classify(rgb) if classes is None else classes
+        self.shape = tuple(self._classes.shape)
         #: Results of :func:`misi_tasks.audit.views.view_seen` on this image, by camera, view and pose.
         self.seen: dict[tuple, float] = {}
 
     @property
     def classes(self) -> np.ndarray:
-        """int8 (H, W) colour classes of every pixel (built once, on first use)."""
-        if self._classes is None:
-            h, w = self.shape
-            self._classes = self.at(np.arange(h)[:, None], np.arange(w)[None, :])
+        """int8 (H, W) colour classes of every pixel."""
         return self._classes
+
+    @property
+    def nbytes(self) -> int:
+        """Memory the class map holds (the audit's image cache is bounded by it)."""
+        return int(self._classes.nbytes)
 
     def at(self, yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
         """Classes of the pixels (row ``yi``, column ``xi``, inside the image), any matching shapes."""
-        if self._classes is not None:
-            return self._classes[yi, xi]
-        bh, bw = self._rgb.shape[:2]
-        y = np.asarray(yi) - self._row0  # a new array, clamped in place
-        x = np.asarray(xi) - self._col0
-        out = (y >= 0) & (x >= 0) & (x < bw)  # elsewhere black
-        clamp(y, bh - 1)  # the rows below the band repeat its last row
-        x = np.where(out, x, 0)
-        if self._band is None:
-            self._reads += out.size
-            if self._reads * 4 > bh * bw:  # reading much of the band: classify all of it once
-                self._band = classify(self._rgb)
-        got = classify(self._rgb[y, x]) if self._band is None else self._band[y, x]
-        got[~out] = DARK_CLASS
-        return got
+        return self._classes[yi, xi]
 
     def strided(self, stride: int) -> np.ndarray:
         """The class map of every ``stride``-th row and column (from row and column ``stride // 2``)."""
-        if self._classes is not None:
-            return self._classes[stride // 2::stride, stride // 2::stride]
-        hit = self._strided.get(stride)
-        if hit is None:
-            h, w = self.shape
-            hit = self._strided[stride] = self.at(np.arange(stride // 2, h, stride)[:, None],
-                                                  np.arange(stride // 2, w, stride)[None, :])
-        return hit
+        return self._classes[stride // 2::stride, stride // 2::stride]
 
 
 def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
@@ -165,11 +136,12 @@ def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
     if head is None or head[2:] != (8, 2, 0, 0, 0):
         return None
     w, h = head[0], head[1]
-    try:
-        raw = zlib_ng.decompress(b"".join(idat))
+    size = h * (3 * w + 1)
+    try:  # the exact output size: inflating into one buffer is ~3x faster than growing it
+        raw = zlib_ng.decompress(b"".join(idat), bufsize=size)
     except zlib_ng.error:
         return None
-    if len(raw) != h * (3 * w + 1):
+    if len(raw) != size:
         return None
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, 3 * w + 1)
     if not np.all(rows[:, 0] == 2):
@@ -199,28 +171,29 @@ def _up_sum(filtered: np.ndarray, block: int = 16) -> np.ndarray:
 def _fast_pixels(data: bytes) -> Pixels | None:
     """A PNG as misi writes it (:func:`_png_rows`) as :class:`Pixels`, else None.
 
-    Decoding is the audit's largest cost, and most of a molecule image is black: with the Up filter a
-    scanline that repeats the one above is all zeros, so only the band of rows and columns holding a
-    non-zero filtered byte is unfiltered (a running sum down the rows, :func:`_up_sum`);
-    the rows above it are black, the rows below repeat its last row.  Classifying waits until a check
-    reads a pixel (:meth:`Pixels.at`).
+    Most of a molecule image is black: with the Up filter a scanline that repeats the one above is
+    all zeros, so only the band of rows and columns holding a non-zero filtered byte is unfiltered
+    (a running sum down the rows, :func:`_up_sum`) and classified; the rows above it are black, the
+    rows below repeat its last row, the columns beside it are black.
     """
     got = _png_rows(data)
     if got is None:
         return None
     rows, h, w = got
+    classes = np.full((h, w), DARK_CLASS, dtype=np.int8)
     lit_rows = np.flatnonzero(rows.max(axis=1))  # max: faster than any on uint8
-    if not len(lit_rows):
-        return Pixels(classes=np.full((h, w), DARK_CLASS, dtype=np.int8))
-    r0, r1 = int(lit_rows[0]), int(lit_rows[-1]) + 1
-    lit_cols = np.flatnonzero(rows[r0:r1].max(axis=0))
-    c0, c1 = int(lit_cols[0]) // 3, int(lit_cols[-1]) // 3 + 1  # pixel columns
-    band = _up_sum(rows[r0:r1, 3 * c0:3 * c1])
-    return Pixels(band.reshape(r1 - r0, c1 - c0, 3), shape=(h, w), row0=r0, col0=c0)
+    if len(lit_rows):
+        r0, r1 = int(lit_rows[0]), int(lit_rows[-1]) + 1
+        lit_cols = np.flatnonzero(rows[r0:r1].max(axis=0))
+        c0, c1 = int(lit_cols[0]) // 3, int(lit_cols[-1]) // 3 + 1  # pixel columns
+        band = classify(_up_sum(rows[r0:r1, 3 * c0:3 * c1]).reshape(r1 - r0, c1 - c0, 3))
+        classes[r0:r1, c0:c1] = band
+        classes[r1:, c0:c1] = band[-1]
+    return Pixels(classes=classes)
 
 
 def class_map(data: bytes) -> Pixels:
-    """PNG bytes -> :class:`Pixels` (a shard's checks decode each image once through
+    """PNG bytes -> :class:`Pixels` (an audit decodes each image once through
     :class:`misi_tasks.audit.views.AuditCache`)."""
     got = _fast_pixels(data)
     if got is None:

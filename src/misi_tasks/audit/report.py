@@ -111,6 +111,10 @@ def _shards(dataset: Path) -> list[Path]:
     return files
 
 
+def _unreadable(path: Path, exc: Exception) -> AuditError:
+    return AuditError(f"{path}: unreadable Parquet shard ({' '.join(str(exc).split())})")
+
+
 def _rows(path: Path, columns: list[str] | None = None) -> Iterator[dict]:
     import pyarrow.parquet as pq
 
@@ -119,7 +123,48 @@ def _rows(path: Path, columns: list[str] | None = None) -> Iterator[dict]:
         for batch in pf.iter_batches(batch_size=16, columns=columns):
             yield from batch.to_pylist()
     except Exception as exc:  # noqa: BLE001 - a damaged shard is one line of the report
-        raise AuditError(f"{path}: unreadable Parquet shard ({' '.join(str(exc).split())})") from None
+        raise _unreadable(path, exc) from None
+
+
+def _groups(files: list[Path]) -> list[list[Path]]:
+    """The shards by file name (``train-00003-of-00006.parquet``), each name's shards in task order.
+    misi-gen writes one shard per task for each fixed group of complexes, so the shards of one name
+    hold the same complexes, whose items share images (T4, T8 and T9 show the same six views; T1-T3,
+    T5 and T6 the same base views); shards of other names go their own way."""
+    by_name: dict[str, list[Path]] = {}
+    for path in files:
+        by_name.setdefault(path.name, []).append(path)
+    return [by_name[name] for name in sorted(by_name)]
+
+
+def _rows_by_complex(paths: list[Path]) -> Iterator[dict]:
+    """Every row of the shards ``paths``, a complex at a time: each Parquet row group is read when
+    its first row's complex comes up (complexes in the order they first appear), so the items that
+    share a complex's images are checked one after another and its images are decoded once."""
+    import pyarrow.parquet as pq
+
+    files, order = [], {}
+    for path in paths:
+        try:
+            pf = pq.ParquetFile(path)
+            ids = pf.read(columns=["complex_id"]).column("complex_id").to_pylist()
+        except Exception as exc:  # noqa: BLE001 - a damaged shard is one line of the report
+            raise _unreadable(path, exc) from None
+        start = 0
+        for g in range(pf.metadata.num_row_groups):
+            n = pf.metadata.row_group(g).num_rows
+            if n:
+                order.setdefault(ids[start], []).append((len(files), g))
+            start += n
+        files.append((path, pf))
+    for parts in order.values():
+        for k, g in parts:
+            path, pf = files[k]
+            try:
+                rows = pf.read_row_group(g).to_pylist()
+            except Exception as exc:  # noqa: BLE001
+                raise _unreadable(path, exc) from None
+            yield from rows
 
 
 def _t9_bonds(files: list[Path]) -> dict[str, list[tuple[str, str]]]:
@@ -225,16 +270,16 @@ def _shape_problems(item: Item) -> list[str]:
     return out
 
 
-def _audit_shard(path: Path, structures: Structures | tuple, t9: dict, tasks: set[str] | None,
-                 params: dict[str, dict] | None = None, cache: AuditCache | None = None) -> list[TaskAudit]:
-    """The task counts of one shard (``structures`` may be the arguments that load them, in a worker;
-    ``params``: the card's recorded task parameters, :func:`recorded_task_params`; ``cache``: decoded
-    images and views shared with the run's other shards, else the shard's own)."""
+def _audit_group(paths: list[Path], structures: Structures | tuple, t9: dict, tasks: set[str] | None,
+                 params: dict[str, dict] | None = None) -> list[TaskAudit]:
+    """The task counts of one group of shards (:func:`_groups`; ``structures`` may be the arguments
+    that load them, in a worker; ``params``: the card's recorded task parameters,
+    :func:`recorded_task_params`).  The group's items share one :class:`AuditCache` (decoded images and views)."""
     if isinstance(structures, tuple):
         structures = _structures(*structures[:2], **structures[2])
     found: dict[str, TaskAudit] = {}
-    cache = cache or AuditCache()  # decoded images and views, shared by the items
-    for row in _rows(path):
+    cache = AuditCache()
+    for row in _rows_by_complex(paths):
         code = row.get("task_code", "")
         if tasks is not None and code not in tasks and row.get("task") not in tasks:
             continue
@@ -269,7 +314,7 @@ def audit_dataset(dataset: str | Path, input_path: str | Path | None = None, *, 
                   smiles: str | None = None, poses: int | None = None, tasks: set[str] | None = None,
                   workers: int = 1, progress: Callable[[str], None] | None = None) -> AuditReport:
     """Audit every item of ``dataset`` (optionally only the task codes in ``tasks``), in ``workers``
-    processes (one shard each at a time); the report does not depend on ``workers``."""
+    processes (one group of shards each at a time, :func:`_groups`); the report does not depend on ``workers``."""
     dataset = Path(dataset)
     t0, c0 = time.perf_counter(), _cpu_now()
     files = _shards(dataset)
@@ -278,23 +323,24 @@ def audit_dataset(dataset: str | Path, input_path: str | Path | None = None, *, 
     t9 = _t9_bonds(files)
     params = recorded_task_params(dataset)
     report = AuditReport(dataset)
-    if workers > 1 and len(files) > 1:
+    groups = _groups(files)
+    if workers > 1 and len(groups) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(min(workers, len(files))) as pool:
-            jobs = [pool.submit(_audit_shard, path, (dataset, structures.path, kw), t9, tasks, params) for path in files]
+        with ProcessPoolExecutor(min(workers, len(groups))) as pool:
+            jobs = [pool.submit(_audit_group, paths, (dataset, structures.path, kw), t9, tasks, params)
+                    for paths in groups]
             results = [job.result() for job in jobs]
     else:
-        cache = AuditCache()  # one process: the shards share images and views (T4, T8, T9 show the same views)
-        results = [_audit_shard(path, structures, t9, tasks, params, cache) for path in files]
-    for path, found in zip(files, results):
+        results = [_audit_group(paths, structures, t9, tasks, params) for paths in groups]
+    for paths, found in zip(groups, results):
         for part in found:
             ta = report.tasks.setdefault(part.task, TaskAudit(part.task, part.code))
             ta.checked += part.checked
             ta.passed += part.passed
             ta.failures += part.failures
             if progress:
-                progress(f"{ta.task} ({path.parent.name}/{path.name}): {ta.passed}/{ta.checked} passed")
+                progress(f"{ta.task} ({paths[0].name}): {ta.passed}/{ta.checked} passed")
     order = {code: k for k, code in enumerate(CHECKS)}
     report.tasks = dict(sorted(report.tasks.items(), key=lambda kv: (order.get(kv[1].code, 99), kv[0])))
     report.cpu_s = _cpu_now() - c0

@@ -57,24 +57,29 @@ def visible_atoms(cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str
 
 
 class AuditCache:
-    """What the items of a shard, or of a run's shards in one process, share, owned by that audit (no
-    process-wide state): images decoded once (keyed by their exact bytes: rows repeat base views, and
-    equal pictures are equal bytes) and each distinct view of a pose's atoms (keyed by the exact
-    camera, view, coordinates and radii).  Both are bounded: the oldest entries go first (a shard
-    lists a complex's items together)."""
+    """What the items of a group of shards share, owned by that group's audit (no process-wide
+    state): images decoded once (keyed by their exact bytes: rows repeat base views, and equal
+    pictures are equal bytes) and each distinct view of a pose's atoms (keyed by the exact camera,
+    view, coordinates and radii).  Both are bounded: the oldest entries go first (the audit reads
+    a complex's items of every task together, so what it needs again is recent)."""
 
-    def __init__(self, max_images: int = 192, max_views: int = 256) -> None:
+    def __init__(self, max_images: int = 256, max_views: int = 256, max_image_bytes: int = 256 << 20) -> None:
         self._images: dict[bytes, Pixels] = {}
         self._views: dict[tuple, tuple] = {}
         self._max_images, self._max_views = max_images, max_views
+        self._max_image_bytes, self._image_bytes = max_image_bytes, 0
 
     def pixels(self, data: bytes) -> Pixels:
-        """The PNG ``data`` decoded (:func:`misi_tasks.audit.pixels.class_map`), once per distinct image."""
+        """The PNG ``data`` decoded (:func:`misi_tasks.audit.pixels.class_map`), once per distinct image
+        (at most ``max_images`` of them, holding at most ``max_image_bytes`` of class maps)."""
         hit = self._images.get(data)
         if hit is None:
-            if len(self._images) >= self._max_images:
-                del self._images[next(iter(self._images))]
-            hit = self._images[data] = class_map(data)
+            hit = class_map(data)
+            while self._images and (len(self._images) >= self._max_images
+                                    or self._image_bytes + hit.nbytes > self._max_image_bytes):
+                self._image_bytes -= self._images.pop(next(iter(self._images))).nbytes
+            self._images[data] = hit
+            self._image_bytes += hit.nbytes
         return hit
 
     def visible(self, cam: Camera, front: np.ndarray, radii_A: np.ndarray, view: str = "front") -> tuple:
@@ -91,7 +96,7 @@ class AuditCache:
 def view_seen(classes: Pixels, cam: Camera, front: np.ndarray, atom_cls: np.ndarray, radii_A: np.ndarray,
               view: str = "front", cache: AuditCache | None = None) -> float:
     """Fraction of unhidden atoms (in the image) seen at their projected centres (``classes``: the
-    image's colour classes, :func:`misi_tasks.audit.pixels.class_map`; ``cache``: the shard's, which
+    image's colour classes, :func:`misi_tasks.audit.pixels.class_map`; ``cache``: the audit's, which
     computes each view once).  Items share base views, so each image keeps its results (``Pixels.seen``)."""
     key = (cam.key(), view, front.shape, front.tobytes(), atom_cls.tobytes(), radii_A.tobytes())
     hit = classes.seen.get(key)
