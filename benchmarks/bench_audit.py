@@ -4,6 +4,7 @@ time on a shared machine, though contention still inflates both).
 
     python benchmarks/bench_audit.py                      # all tasks, 5 bundled samples, 1024 px
     python benchmarks/bench_audit.py --size 512 --limit 2
+    python benchmarks/bench_audit.py --input DEV --size 512 --workers 2   # as misi-gen --audit runs it
 
 Prints both figures and the ratio; the issue's target is an audit under ~20 % of generation.
 """
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--task", default="all")
+    p.add_argument("--input", default=None, help="a folder of complexes (default: the bundled samples)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "ds"
@@ -45,10 +47,16 @@ def main(argv: list[str] | None = None) -> int:
                "--size", str(args.size), "--workers", str(args.workers)]
         if args.limit:
             gen += ["--limit", str(args.limit)]
+        if args.input:
+            gen += ["--input", args.input]
         gen_cpu, gen_wall, _ = _cpu_of(gen)
-        audit_cpu, audit_wall, verdict = _cpu_of([sys.executable, "-m", "misi_tasks.audit.cli", str(out), "--quiet", "--no-card"])
+        audit = [sys.executable, "-m", "misi_tasks.audit.cli", str(out), "--quiet", "--no-card",
+                 "--workers", str(args.workers)]  # the same workers, as misi-gen --audit runs it
+        if args.input:
+            audit += ["--input", args.input]
+        audit_cpu, audit_wall, verdict = _cpu_of(audit)
     print(f"misi-gen   --size {args.size} --workers {args.workers}: {gen_cpu:7.1f} s CPU  {gen_wall:7.1f} s wall")
-    print(f"misi-audit (1 process):            {audit_cpu:7.1f} s CPU  {audit_wall:7.1f} s wall")
+    print(f"misi-audit --workers {args.workers}:             {audit_cpu:7.1f} s CPU  {audit_wall:7.1f} s wall")
     print(f"audit: {verdict}")
     print(f"audit / generation: {audit_cpu / gen_cpu:.0%} of the CPU time, {audit_wall / gen_wall:.0%} of the wall time")
     return 0

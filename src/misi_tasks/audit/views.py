@@ -63,7 +63,7 @@ class AuditCache:
     view, coordinates and radii).  Both are bounded: the oldest entries go first (the audit reads
     a complex's items of every task together, so what it needs again is recent)."""
 
-    def __init__(self, max_images: int = 256, max_views: int = 256, max_image_bytes: int = 256 << 20) -> None:
+    def __init__(self, max_images: int = 256, max_views: int = 256, max_image_bytes: int = 128 << 20) -> None:
         self._images: dict[bytes, Pixels] = {}
         self._views: dict[tuple, tuple] = {}
         self._max_images, self._max_views = max_images, max_views
