@@ -298,3 +298,24 @@ def test_t8_decoys_are_checked_against_the_recorded_margin(clean, tmp_path, caps
     assert rc == 1
     (why,) = _reasons(out, bad)
     assert f"decoy {'ABCD'[decoy_at]} leaves the midpoint" in why and "less than the recorded decoy margin 0.5 Å" in why
+
+
+def test_groups_are_read_a_complex_at_a_time_and_every_row_once(clean):
+    """The audit's reading order: shards of one file name form a group; a group's rows come a
+    complex at a time across its task shards (its images then stay in the cache), each row once."""
+    import pyarrow.parquet as pq
+
+    from misi_tasks.audit.report import _groups, _rows_by_complex, _shards
+
+    files = _shards(clean)
+    groups = _groups(files)
+    assert sorted(p for g in groups for p in g) == sorted(files)
+    assert all(len({p.name for p in g}) == 1 for g in groups) and len({g[0].name for g in groups}) == len(groups)
+    for paths in groups:
+        rows = list(_rows_by_complex(paths))
+        want = sorted(r for p in paths for r in pq.read_table(p, columns=["id"]).column("id").to_pylist())
+        assert sorted(r["id"] for r in rows) == want
+        order = [r["complex_id"] for r in rows]
+        runs = [c for k, c in enumerate(order) if k == 0 or order[k - 1] != c]
+        assert len(runs) == len(set(order)) > 1, runs  # each complex's rows together
+        assert len({r["task"] for r in rows}) > 1
