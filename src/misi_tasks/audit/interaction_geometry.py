@@ -412,27 +412,36 @@ def obvious_contacts(a: Atoms, kind: str, pocket: np.ndarray | None = None) -> l
                             found.append(f"ring of {_who(a, ring[0])} and cation of {_who(a, cat[0])} "
                                          f"({d:.2f} Å, offset {off:.2f} Å)")
     elif kind == "halogen_bond":
-        for x in np.flatnonzero(a.is_ligand).tolist():
-            cs = _heavy_nb(a, x)
-            if _el(a, x) not in HALOGENS or len(cs) != 1 or _el(a, cs[0]) != "C":
-                continue
-            for acc in prow.tolist():
-                ys = _heavy_nb(a, acc)
-                if _el(a, acc) not in ("O", "N", "S") or len(ys) != 1:
-                    continue
-                d = float(np.linalg.norm(a.xyz[acc] - a.xyz[x]))
-                if d < 3.7 and _angle(a.xyz[cs[0]], a.xyz[x], a.xyz[acc]) >= 140 and \
-                        95 <= _angle(a.xyz[ys[0]], a.xyz[acc], a.xyz[x]) <= 145:
-                    found.append(f"{_who(a, acc)} and ligand {a.name[x]} ({d:.2f} Å)")
+        for x, c, acc, y, d in _halogen_pairs(a, prow):
+            if d < 3.7 and _angle(a.xyz[c], a.xyz[x], a.xyz[acc]) >= 140 and \
+                    95 <= _angle(a.xyz[y], a.xyz[acc], a.xyz[x]) <= 145:
+                found.append(f"{_who(a, acc)} and ligand {a.name[x]} ({d:.2f} Å)")
     elif kind == "metal":
-        for m in prow.tolist():
-            if _el(a, m) not in METALS:
-                continue
-            for j in np.flatnonzero(a.is_ligand).tolist():
-                d = float(np.linalg.norm(a.xyz[m] - a.xyz[j]))
-                if metal_target(a, j) and d < 2.8:
-                    found.append(f"{_who(a, m)} and ligand {a.name[j]} ({d:.2f} Å)")
+        for m, j, d in _metal_pairs(a, prow):
+            if metal_target(a, j) and d < 2.8:
+                found.append(f"{_who(a, m)} and ligand {a.name[j]} ({d:.2f} Å)")
     return found
+
+
+def _halogen_pairs(a: Atoms, prow: np.ndarray):
+    """(ligand halogen, its one heavy neighbour, a C; pocket N/O/S acceptor with one heavy neighbour,
+    that neighbour; distance Å) for every such pair: the candidates of both halogen tests."""
+    for x in np.flatnonzero(a.is_ligand).tolist():
+        cs = _heavy_nb(a, x)
+        if _el(a, x) not in HALOGENS or len(cs) != 1 or _el(a, cs[0]) != "C":
+            continue
+        for acc in prow.tolist():
+            ys = _heavy_nb(a, acc)
+            if _el(a, acc) in ("O", "N", "S") and len(ys) == 1:
+                yield x, cs[0], acc, ys[0], float(np.linalg.norm(a.xyz[acc] - a.xyz[x]))
+
+
+def _metal_pairs(a: Atoms, prow: np.ndarray):
+    """(pocket metal ion, ligand atom, distance Å) for every pair: the candidates of both metal tests."""
+    for m in prow.tolist():
+        if _el(a, m) in METALS:
+            for j in np.flatnonzero(a.is_ligand).tolist():
+                yield m, j, float(np.linalg.norm(a.xyz[m] - a.xyz[j]))
 
 
 def _who(a: Atoms, i: int) -> str:
@@ -484,7 +493,6 @@ def near_contacts(a: Atoms, kind: str, margin_A: float, margin_deg: float) -> li
     O or S.  Ligand charges are the audit's clear ones (carboxylate, phosphate/sulfonate O, quaternary
     N, guanidine), so a near miss of another charged group goes unseen."""
     prow = np.flatnonzero(~a.is_ligand)
-    lrow = np.flatnonzero(a.is_ligand).tolist()
     dm = max(0.0, margin_A - DIST_TOL)
     found: list[str] = []
 
@@ -520,25 +528,13 @@ def near_contacts(a: Atoms, kind: str, margin_A: float, margin_deg: float) -> li
             if d < CATPI_MAX + dm and off < off_lim:
                 found.append(f"ring of {_who(a, ring[0])} and cation of {_who(a, who[0])} ({d:.2f} Å, offset {off:.2f} Å)")
     elif kind == "halogen_bond":
-        for x in lrow:
-            cs = _heavy_nb(a, x)
-            if _el(a, x) not in HALOGENS or len(cs) != 1 or _el(a, cs[0]) != "C":
-                continue
-            for acc in prow.tolist():
-                ys = _heavy_nb(a, acc)
-                if _el(a, acc) not in ("O", "N", "S") or len(ys) != 1:
-                    continue
-                d = float(np.linalg.norm(a.xyz[acc] - a.xyz[x]))
-                dev = 30 + max(0.0, margin_deg - 0.1)  # the same atoms' angles: a hair of tolerance
-                if d < HAL_MAX + dm and abs(_angle(a.xyz[cs[0]], a.xyz[x], a.xyz[acc]) - 165) < dev and \
-                        abs(_angle(a.xyz[ys[0]], a.xyz[acc], a.xyz[x]) - 120) < dev:
-                    found.append(f"{_who(a, acc)} and ligand {a.name[x]} ({d:.2f} Å)")
+        dev = 30 + max(0.0, margin_deg - 0.1)  # the same atoms' angles: a hair of tolerance
+        for x, c, acc, y, d in _halogen_pairs(a, prow):
+            if d < HAL_MAX + dm and abs(_angle(a.xyz[c], a.xyz[x], a.xyz[acc]) - 165) < dev and \
+                    abs(_angle(a.xyz[y], a.xyz[acc], a.xyz[x]) - 120) < dev:
+                found.append(f"{_who(a, acc)} and ligand {a.name[x]} ({d:.2f} Å)")
     elif kind == "metal":
-        for m in prow.tolist():
-            if _el(a, m) not in METALS:
-                continue
-            for j in lrow:
-                d = float(np.linalg.norm(a.xyz[m] - a.xyz[j]))
-                if _el(a, j) in ("N", "O", "S") and d < METAL_MAX + dm:
-                    found.append(f"{_who(a, m)} and ligand {a.name[j]} ({d:.2f} Å)")
+        for m, j, d in _metal_pairs(a, prow):
+            if _el(a, j) in ("N", "O", "S") and d < METAL_MAX + dm:
+                found.append(f"{_who(a, m)} and ligand {a.name[j]} ({d:.2f} Å)")
     return found
