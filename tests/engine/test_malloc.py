@@ -76,3 +76,14 @@ def test_huge_pages_are_off_in_a_worker_and_what_it_starts() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0", "0"]
+
+
+def test_arrow_allocates_through_malloc_after_the_worker_set_up() -> None:
+    code = (
+        "import pyarrow as pa\n"
+        "from misi_tasks.engine._malloc import image_maker_memory\n"
+        "image_maker_memory()\n"
+        "print(pa.default_memory_pool().backend_name, pa.array([b'x' * 100]).nbytes > 0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["system", "True"]

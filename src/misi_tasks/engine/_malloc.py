@@ -12,6 +12,13 @@ image reuses them: ~35 faults per image, and the system time of making items fal
 Peak memory does not grow: the blocks kept are the ones the next image asks for again.  Nothing
 drawn or written depends on where memory comes from.  On other C libraries this does nothing.
 
+Arrow allocates through the C library's ``malloc`` too (:func:`arrow_uses_malloc`): its default
+pool (mimalloc) hands the row groups' buffers back to the kernel between shards' row groups, so
+every row group faulted them in again.  On the system pool they are reused like the image
+buffers: on 16 dev complexes (two workers) the workers' minor faults went from 426K to 161K, their
+system time from 1.7 to 1.0 s and their peak RSS from 425 to 399 MB.  The Parquet bytes do not
+depend on the allocator.
+
 Transparent huge pages are turned off for the worker as well (:func:`no_transparent_huge_pages`):
 numpy and Arrow's allocator ask for them on big blocks, so a block faulted in again costs the
 kernel a zeroed 2 MB page at a time; without them the workers' system time fell by a quarter and
@@ -24,7 +31,7 @@ import ctypes
 import sys
 from typing import Any
 
-__all__ = ["image_maker_memory", "keep_freed_memory", "no_transparent_huge_pages"]
+__all__ = ["arrow_uses_malloc", "image_maker_memory", "keep_freed_memory", "no_transparent_huge_pages"]
 
 # mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -77,8 +84,22 @@ def no_transparent_huge_pages() -> bool:
     return prctl is not None and prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
 
 
+def arrow_uses_malloc() -> bool:
+    """Make the C library's ``malloc`` (tuned by :func:`keep_freed_memory`) Arrow's default memory
+    pool in this process; ``True`` when it took effect.  A no-op (``False``) if pyarrow has no
+    system pool."""
+    import pyarrow as pa
+
+    try:
+        pa.set_memory_pool(pa.system_memory_pool())
+    except (AttributeError, NotImplementedError):  # pragma: no cover - a pyarrow without it
+        return False
+    return True
+
+
 def image_maker_memory() -> None:
-    """Both settings, for a process that makes images: set once at its start (misi-gen's workers;
+    """The settings of a process that makes images: set once at its start (misi-gen's workers;
     misi-gen itself when it makes the images in-process, with one local worker)."""
     keep_freed_memory()
+    arrow_uses_malloc()
     no_transparent_huge_pages()
