@@ -49,17 +49,37 @@ __all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_wo
 
 
 class Worker:
-    """The state of one worker: the scenes it loaded last and whether its kernels are loaded.
+    """The state of one worker: the scenes and complexes it loaded last and whether its kernels are
+    loaded.
 
-    ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it).
+    ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it); a scene holds
+    its renders, so they are few.  ``keep_loaded`` is how many loaded complexes it holds besides
+    (arrays of a few hundred kB each, no images): the complexes a worker checked, then generated
+    and drew as T5 partners, are read from their files once instead of once per scene (63 loads
+    for 16 dev complexes on two workers came down to about half).
     """
 
-    def __init__(self, keep: int = 5) -> None:
+    def __init__(self, keep: int = 5, keep_loaded: int = 24) -> None:
         #: (complex source, render options) -> Scene, oldest first
         self.scenes: dict[tuple, Scene] = {}
         self.keep = keep
+        #: complex source -> its LoadedComplex, least recently used first
+        self.loaded: dict[Any, Any] = {}
+        self.keep_loaded = keep_loaded
         #: this worker has loaded (or compiled) the render kernels
         self.warm = False
+
+    def load_complex(self, source: Any) -> Any:
+        """``source.load()`` (a :class:`misi_geom.inputs.LoadedComplex`), or the one this worker
+        loaded from ``source`` before.  Loading is pure (geometry never changes a complex in
+        place), so a complex loaded once serves every scene made from it."""
+        loaded = self.loaded.pop(source, None)
+        if loaded is None:
+            loaded = source.load()
+            if len(self.loaded) >= self.keep_loaded:
+                self.loaded.pop(next(iter(self.loaded)))
+        self.loaded[source] = loaded  # most recently used last
+        return loaded
 
     def scene_loader(self, dirs: dict[str, Any], options: RenderOptions) -> Callable[[str], Scene]:
         """complex id -> its :class:`Scene` drawn with ``options``, loaded from ``dirs`` (sources of
@@ -69,7 +89,7 @@ class Worker:
             if key not in self.scenes:
                 if len(self.scenes) >= self.keep:
                     self.scenes.pop(next(iter(self.scenes)))
-                loaded = dirs[cid].load()
+                loaded = self.load_complex(dirs[cid])
                 self.scenes[key] = Scene(loaded.complex, options, provenance=loaded.provenance)
             return self.scenes[key]
 
