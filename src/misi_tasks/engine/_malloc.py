@@ -13,11 +13,13 @@ Peak memory does not grow: the blocks kept are the ones the next image asks for 
 drawn or written depends on where memory comes from.  On other C libraries this does nothing.
 
 Arrow allocates through the C library's ``malloc`` too (:func:`arrow_uses_malloc`): its default
-pool (mimalloc) hands the row groups' buffers back to the kernel between shards' row groups, so
-every row group faulted them in again.  On the system pool they are reused like the image
-buffers: on 16 dev complexes (two workers) the workers' minor faults went from 426K to 161K, their
-system time from 1.7 to 1.0 s and their peak RSS from 425 to 399 MB.  The Parquet bytes do not
-depend on the allocator.
+pool (mimalloc) hands the row groups' buffers back to the kernel between row groups, so every
+row group faulted them in again.  On the system pool they are reused like the image buffers: on
+16 dev complexes (two workers) the workers' minor faults went from ~380K to ~160K and their CPU
+from ~23 to ~20 s (``ARROW_DEFAULT_MEMORY_POOL=system``, the same runs alternated).  Arrow reads
+that choice once, when pyarrow is imported, and ``pa.set_memory_pool`` changes only pyarrow's own
+allocations, not those of the Parquet writer; so :mod:`misi_tasks.engine` sets it on import.  The
+Parquet bytes do not depend on the allocator.
 
 Transparent huge pages are turned off for the worker as well (:func:`no_transparent_huge_pages`):
 numpy and Arrow's allocator ask for them on big blocks, so a block faulted in again costs the
@@ -28,6 +30,7 @@ their CPU by ~7 % (20 dev complexes, two pairs side by side; THP faults per run 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 from typing import Any
 
@@ -85,21 +88,20 @@ def no_transparent_huge_pages() -> bool:
 
 
 def arrow_uses_malloc() -> bool:
-    """Make the C library's ``malloc`` (tuned by :func:`keep_freed_memory`) Arrow's default memory
-    pool in this process; ``True`` when it took effect.  A no-op (``False``) if pyarrow has no
-    system pool."""
-    import pyarrow as pa
+    """Make the C library's ``malloc`` Arrow's default memory pool in this process and the processes
+    it starts (``ARROW_DEFAULT_MEMORY_POOL=system``), unless the environment names a pool already;
+    ``True`` when Arrow will use it.
 
-    try:
-        pa.set_memory_pool(pa.system_memory_pool())
-    except (AttributeError, NotImplementedError):  # pragma: no cover - a pyarrow without it
-        return False
-    return True
+    Arrow reads the variable when pyarrow is first imported, so this must run before that (as
+    :mod:`misi_tasks.engine` does); later, it only sets the variable for child processes.
+    """
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    return os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and "pyarrow" not in sys.modules
 
 
 def image_maker_memory() -> None:
     """The settings of a process that makes images: set once at its start (misi-gen's workers;
-    misi-gen itself when it makes the images in-process, with one local worker)."""
+    misi-gen itself when it makes the images in-process, with one local worker).  Arrow's pool is
+    chosen earlier, on import (:func:`arrow_uses_malloc`)."""
     keep_freed_memory()
-    arrow_uses_malloc()
     no_transparent_huge_pages()
