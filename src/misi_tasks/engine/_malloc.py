@@ -14,9 +14,8 @@ drawn or written depends on where memory comes from.  On other C libraries this 
 
 Arrow allocates through the C library's ``malloc`` too (:func:`arrow_uses_malloc`): its default
 pool (mimalloc) hands the row groups' buffers back to the kernel between row groups, so every
-row group faulted them in again.  On the system pool they are reused like the image buffers: on
-16 dev complexes (two workers) the workers' minor faults went from ~380K to ~160K and their CPU
-from ~23 to ~20 s (``ARROW_DEFAULT_MEMORY_POOL=system``, the same runs alternated).  Arrow reads
+row group faulted them in again.  On the system pool they are reused like the image buffers
+(measured in ``docs/performance.md``, "CPU per image: where it goes").  Arrow reads
 that choice once, when pyarrow is imported, and ``pa.set_memory_pool`` changes only pyarrow's own
 allocations, not those of the Parquet writer; so :mod:`misi_tasks.engine` sets it on import.  The
 Parquet bytes do not depend on the allocator.

@@ -54,9 +54,8 @@ class Worker:
 
     ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it); a scene holds
     its renders, so they are few.  ``keep_loaded`` is how many loaded complexes it holds besides
-    (arrays of a few hundred kB each, no images): the complexes a worker checked, then generated
-    and drew as T5 partners, are read from their files once instead of once per scene (63 loads
-    for 16 dev complexes on two workers came down to about half).
+    (arrays, no images): the complexes a worker checked, then generated and drew as T5 partners,
+    are read from their files once instead of once per scene.
     """
 
     def __init__(self, keep: int = 5, keep_loaded: int = 24) -> None:
