@@ -275,9 +275,9 @@ def _noting_example(rows: Iterable[dict[str, Any]], examples: dict[str, list[byt
     image that the card's contact sheet shows, under the row's id (its other images ``b""``)."""
     first: tuple[str, list[bytes]] | None = None
     for row in rows:
-        if first is None or row["id"] < first[0]:
+        k = example_image_index(row["image_roles"])
+        if (first is None or row["id"] < first[0]) and k < len(row["images"]):  # else check_row says why
             images = [b""] * len(row["images"])
-            k = example_image_index(row["image_roles"])
             shown = row["images"][k]
             images[k] = shown["bytes"] if isinstance(shown, dict) else shown
             first = (row["id"], images)
