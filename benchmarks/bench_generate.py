@@ -50,7 +50,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from misi_tasks.engine import generate as generate_module
+#: the environment's Arrow pool before misi is imported (misi_tasks.engine sets one for its own
+#: processes): a side-by-side run gets this, so each version chooses its pool as it would alone
+_ARROW_POOL_BEFORE_MISI = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+
+from misi_tasks.engine import generate as generate_module  # noqa: E402
 from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
 from misi_tasks.engine.units import work_dir_for
@@ -214,6 +218,9 @@ def _side_run(src: Path, out: Path, args: argparse.Namespace, limit: int | None)
     """One generation in a fresh process importing misi from ``src``; its figures (see _SIDE_RUN)."""
     params = {"out": str(out), "input": str(args.input), "size": args.size, "workers": args.workers, "limit": limit}
     env = {**os.environ, "PYTHONPATH": str(src)}
+    env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    if _ARROW_POOL_BEFORE_MISI is not None:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = _ARROW_POOL_BEFORE_MISI
     proc = subprocess.run([sys.executable, "-c", _SIDE_RUN, json.dumps(params)], env=env, capture_output=True,
                           text=True)
     if proc.returncode != 0:

@@ -76,3 +76,17 @@ def test_huge_pages_are_off_in_a_worker_and_what_it_starts() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0", "0"]
+
+
+def _arrow_pool(code: str, **env: str) -> str:
+    import os
+
+    full = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"} | env
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=full).stdout.split()[-1]
+
+
+def test_arrow_allocates_through_malloc_once_the_engine_is_imported() -> None:
+    code = "import misi_tasks.engine, pyarrow as pa\nprint(pa.default_memory_pool().backend_name)"
+    assert _arrow_pool(code) == "system"
+    assert _arrow_pool(code, ARROW_DEFAULT_MEMORY_POOL="mimalloc") == "mimalloc"  # the user's choice stays

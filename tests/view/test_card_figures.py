@@ -172,3 +172,27 @@ def test_contact_list_answers_are_counted_per_item():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["No", "1", "2", "3"]
     assert [p.get_height() for p in ax.patches] == [2, 1, 0, 1]
     assert "contacts" in ax.get_xlabel()
+
+
+def test_misi_gen_hands_the_example_images_to_the_card(monkeypatch, tmp_path):
+    """The workers return the images the contact sheet shows with their reports: the card reads no
+    shard for them, and draws the figure the shards give."""
+    import misi_tasks.view.rows as rows
+    from misi_tasks.engine.generate import GenerateConfig, generate_dataset
+
+    read = []
+    real = rows.read_images
+    monkeypatch.setattr(rows, "read_images", lambda shards, wanted: read.append(wanted) or real(shards, wanted))
+    out = tmp_path / "ds"
+    generate_dataset(GenerateConfig(input_dir=sample_root(), out_dir=out, split="test", size=128, workers=1,
+                                    limit=2), progress=False)
+    assert read == []
+    made = (out / "figures" / "examples.png").read_bytes()
+    card_figures.write_card_figures(out, sample_root())  # from the shards
+    assert read and (out / "figures" / "examples.png").read_bytes() == made
+
+
+def test_the_example_complexes_are_the_ones_the_contact_sheet_picks(sample_dataset):
+    items = card_figures._read_rows(sample_dataset)
+    wanted = card_figures.example_complexes({it["task"] for it in items}, {it["complex_id"] for it in items})
+    assert {t: it["complex_id"] for t, (it, _) in card_figures._examples(items).items()} == wanted

@@ -4,6 +4,10 @@ and writes the Parquet shards and the dataset card."""
 
 from __future__ import annotations
 
-from misi_tasks.engine.generate import GenerateConfig, generate_dataset
+from misi_tasks.engine._malloc import arrow_uses_malloc
+
+arrow_uses_malloc()  # before pyarrow is imported: Arrow reads its pool once (engine/_malloc.py)
+
+from misi_tasks.engine.generate import GenerateConfig, generate_dataset  # noqa: E402
 
 __all__ = ["GenerateConfig", "generate_dataset"]

@@ -12,6 +12,14 @@ image reuses them: ~35 faults per image, and the system time of making items fal
 Peak memory does not grow: the blocks kept are the ones the next image asks for again.  Nothing
 drawn or written depends on where memory comes from.  On other C libraries this does nothing.
 
+Arrow allocates through the C library's ``malloc`` too (:func:`arrow_uses_malloc`): its default
+pool (mimalloc) hands the row groups' buffers back to the kernel between row groups, so every
+row group faulted them in again.  On the system pool they are reused like the image buffers
+(measured in ``docs/performance.md``, "CPU per image: where it goes").  Arrow reads
+that choice once, when pyarrow is imported, and ``pa.set_memory_pool`` changes only pyarrow's own
+allocations, not those of the Parquet writer; so :mod:`misi_tasks.engine` sets it on import.  The
+Parquet bytes do not depend on the allocator.
+
 Transparent huge pages are turned off for the worker as well (:func:`no_transparent_huge_pages`):
 numpy and Arrow's allocator ask for them on big blocks, so a block faulted in again costs the
 kernel a zeroed 2 MB page at a time; without them the workers' system time fell by a quarter and
@@ -21,10 +29,11 @@ their CPU by ~7 % (20 dev complexes, two pairs side by side; THP faults per run 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 from typing import Any
 
-__all__ = ["image_maker_memory", "keep_freed_memory", "no_transparent_huge_pages"]
+__all__ = ["arrow_uses_malloc", "image_maker_memory", "keep_freed_memory", "no_transparent_huge_pages"]
 
 # mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -77,8 +86,21 @@ def no_transparent_huge_pages() -> bool:
     return prctl is not None and prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
 
 
+def arrow_uses_malloc() -> bool:
+    """Make the C library's ``malloc`` Arrow's default memory pool in this process and the processes
+    it starts (``ARROW_DEFAULT_MEMORY_POOL=system``), unless the environment names a pool already;
+    ``True`` when Arrow will use it.
+
+    Arrow reads the variable when pyarrow is first imported, so this must run before that (as
+    :mod:`misi_tasks.engine` does); later, it only sets the variable for child processes.
+    """
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    return os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and "pyarrow" not in sys.modules
+
+
 def image_maker_memory() -> None:
-    """Both settings, for a process that makes images: set once at its start (misi-gen's workers;
-    misi-gen itself when it makes the images in-process, with one local worker)."""
+    """The settings of a process that makes images: set once at its start (misi-gen's workers;
+    misi-gen itself when it makes the images in-process, with one local worker).  Arrow's pool is
+    chosen earlier, on import (:func:`arrow_uses_malloc`)."""
     keep_freed_memory()
     no_transparent_huge_pages()

@@ -39,7 +39,8 @@ from misi_tasks.definitions.registry import SPLITS, task_codes, task_names
 from misi_tasks.eval.parse import parse_answer
 from misi_tasks.definitions.answers import BondList, Choice, ContactList, Docking, Move, Roll
 
-__all__ = ["FIGURES_DIR", "card_figures_markdown", "heavy_atom_counts", "heavy_atoms", "write_card_figures"]
+__all__ = ["FIGURES_DIR", "card_figures_markdown", "example_complexes", "example_image_index", "heavy_atom_counts",
+           "heavy_atoms", "write_card_figures"]
 
 #: Folder of the figures, relative to the dataset folder.
 FIGURES_DIR = "figures"
@@ -233,20 +234,30 @@ def _atoms_figure(counts: Mapping[str, tuple[int, int]], of_total: int | None = 
     return fig
 
 
+def example_complexes(tasks: Sequence[str], complexes: Sequence[str]) -> dict[str, str]:
+    """Per task (of ``tasks`` that have items): the complex whose item the contact sheet shows, when
+    ``complexes`` are the complexes of the items (it changes from task to task)."""
+    ordered = sorted(complexes)
+    return {task: ordered[k % len(ordered)] for k, task in enumerate(_task_order(tasks))} if ordered else {}
+
+
+def example_image_index(roles: Sequence[str]) -> int:
+    """Which image of an item the contact sheet shows: the view after the motion, the docked pose,
+    else the first."""
+    return next((j for j, r in enumerate(roles) if "after" in r or r.startswith("pocket and ligand")), 0)
+
+
 def _examples(items: Sequence[Mapping[str, Any]]) -> dict[str, tuple[Mapping[str, Any], int]]:
-    """Per task: the first item (test split first) of a complex that changes from task to task, and
-    the index of its most telling image (the view after the motion, the docked pose, else the first)."""
-    complexes = sorted({it["complex_id"] for it in items})
+    """Per task: the first item (test split first) of the complex :func:`example_complexes` names
+    (else the task's first item), and the index of its image to show (:func:`example_image_index`)."""
     by_task: dict[str, list[Mapping[str, Any]]] = {}
     for it in sorted(items, key=lambda r: (r["split"] != "test", r["id"])):
         by_task.setdefault(it["task"], []).append(it)
+    wanted = example_complexes(list(by_task), {it["complex_id"] for it in items})
     out = {}
-    for k, task in enumerate(_task_order(by_task)):
-        want = complexes[k % len(complexes)]
-        it = next((r for r in by_task[task] if r["complex_id"] == want), by_task[task][0])
-        roles = list(it["image_roles"])
-        pick = next((j for j, r in enumerate(roles) if "after" in r or r.startswith("pocket and ligand")), 0)
-        out[task] = (it, pick)
+    for task in _task_order(by_task):
+        it = next((r for r in by_task[task] if r["complex_id"] == wanted[task]), by_task[task][0])
+        out[task] = (it, example_image_index(list(it["image_roles"])))
     return out
 
 

@@ -17,6 +17,7 @@ folder's policy (:mod:`~misi_tasks.engine.output`), what a worker does
 
 from __future__ import annotations
 
+import gc
 import shutil
 import time
 
@@ -26,6 +27,7 @@ from misi_geom.errors import printable
 from misi_tasks._atomic import remove_temp_files
 from misi_tasks.engine.backends import make_backend
 from misi_tasks.engine.card import preload_figures, write_card
+from misi_tasks.engine.card_figures import example_complexes
 from misi_tasks.engine.config import FAILURES_FILE, GenerateConfig, GenerateSummary
 from misi_tasks.engine.output import OutputFolderError, finished_summary, output_files, prepare_output, write_failures
 from misi_tasks.engine.provenance import load_provenance
@@ -77,7 +79,9 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
     by_id, splits, bad_inputs = _plan(cfg)
     work = WorkDir(cfg.out_dir)
     fingerprint = cfg.fingerprint(by_id)
+    caller_froze = gc.get_freeze_count() > 0
     try:
+        gc.freeze()  # what the driver imported (numba, scipy, misi), as below for what the run loads
         try:
             state = prepare_output(cfg, work, fingerprint, len(by_id))
         except OutputFolderError:
@@ -120,12 +124,21 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
             cost = {g.key: (sum(c in ok for c in g.complexes), sum(sum(atoms.get(c, (0, 0))) for c in g.complexes))
                     for g in groups}
             todo.sort(key=lambda g: tuple(-x for x in cost[g.key]))  # biggest first: the workers finish together
-            jobs = [(cfg, g, tuple(c for c in g.complexes if c in ok), by_id, partners[g.split], base) for g in todo]
+            # the card's example images come back with the reports (if every loaded complex makes
+            # items, these are the ones it shows; any other is read from the shards)
+            wanted = example_complexes(cfg.tasks, loaded)
+            jobs = [(cfg, g, tuple(c for c in g.complexes if c in ok), by_id, partners[g.split], base, wanted)
+                    for g in todo]
+            # what the driver holds by now (numba, RDKit, the plan) lives until the end: out of the
+            # collector's sight, its passes while matplotlib loads and the card is drawn stay short
+            gc.freeze()
             figures_ready = preload_figures()  # while the driver waits for the workers
             reports = backend.map(process_group, jobs, setup=init_worker,
                                   name_of=lambda job: f"group {job[1].key} ({', '.join(job[1].complexes)})",
                                   shared_paths=shared)
+            examples: dict[str, list[bytes]] = {}
             for r in tqdm(reports, total=len(jobs), desc="groups", unit="group", disable=not progress):
+                examples.update(r.pop("examples", {}))
                 finished[r["group"]] = r
                 work.save_state(state)
             remove_temp_files(base / "data")  # of a job whose worker died and was run again
@@ -137,7 +150,8 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
         summary.seconds = time.perf_counter() - t0
         write_failures(cfg, summary)
         figures_ready.join()
-        write_card(cfg, summary, None, atoms)  # example images from the shards (row groups of one complex)
+        # example images: those the workers handed over, any other from the shards
+        write_card(cfg, summary, lambda rows: {r["id"]: examples[r["id"]] for r in rows if r["id"] in examples}, atoms)
         files = [p.relative_to(cfg.out_dir).as_posix() for p in output_files(cfg.out_dir)[0]]
         state.update(complete=True, files=files,
                      summary={**summary.to_json(), "shards": [f for f in files if f.startswith("data/")]})
@@ -145,6 +159,8 @@ def generate_dataset(cfg: GenerateConfig, *, progress: bool = True) -> GenerateS
         work.clear_work_files()  # per-complex records and --tiny's full shards; state.json stays as the folder's record
         return summary
     finally:
+        if not caller_froze:  # a caller that froze objects itself keeps them frozen
+            gc.unfreeze()
         work.unlock()
 
 

@@ -25,7 +25,7 @@ import os
 import signal
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from misi_geom import MisiInputError
 from misi_geom.errors import printable
@@ -34,7 +34,7 @@ from misi_tasks.dataset import ShardWriter
 from misi_tasks.definitions.items import Item
 from misi_tasks.definitions.registry import mc_tasks
 from misi_tasks.engine._malloc import image_maker_memory
-from misi_tasks.engine.card_figures import heavy_atoms
+from misi_tasks.engine.card_figures import example_image_index, heavy_atoms
 from misi_tasks.engine.provenance import save_provenance
 from misi_tasks.engine.shards import complex_letters
 from misi_tasks.tasks import GenContext, TaskSkipped, get_task
@@ -49,17 +49,36 @@ __all__ = ["THIS_PROCESS", "Worker", "check_complex", "generate_items", "init_wo
 
 
 class Worker:
-    """The state of one worker: the scenes it loaded last and whether its kernels are loaded.
+    """The state of one worker: the scenes and complexes it loaded last and whether its kernels are
+    loaded.
 
-    ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it).
+    ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it); a scene holds
+    its renders, so they are few.  ``keep_loaded`` is how many loaded complexes it holds besides
+    (arrays, no images): the complexes a worker checked, then generated and drew as T5 partners,
+    are read from their files once instead of once per scene.
     """
 
-    def __init__(self, keep: int = 5) -> None:
+    def __init__(self, keep: int = 5, keep_loaded: int = 24) -> None:
         #: (complex source, render options) -> Scene, oldest first
         self.scenes: dict[tuple, Scene] = {}
         self.keep = keep
+        #: complex source -> its LoadedComplex, least recently used first
+        self.loaded: dict[Any, Any] = {}
+        self.keep_loaded = keep_loaded
         #: this worker has loaded (or compiled) the render kernels
         self.warm = False
+
+    def load_complex(self, source: Any) -> Any:
+        """``source.load()`` (a :class:`misi_geom.inputs.LoadedComplex`), or the one this worker
+        loaded from ``source`` before.  Loading is pure (geometry never changes a complex in
+        place), so a complex loaded once serves every scene made from it."""
+        loaded = self.loaded.pop(source, None)
+        if loaded is None:
+            loaded = source.load()
+            if len(self.loaded) >= self.keep_loaded:
+                self.loaded.pop(next(iter(self.loaded)))
+        self.loaded[source] = loaded  # most recently used last
+        return loaded
 
     def scene_loader(self, dirs: dict[str, Any], options: RenderOptions) -> Callable[[str], Scene]:
         """complex id -> its :class:`Scene` drawn with ``options``, loaded from ``dirs`` (sources of
@@ -69,7 +88,7 @@ class Worker:
             if key not in self.scenes:
                 if len(self.scenes) >= self.keep:
                     self.scenes.pop(next(iter(self.scenes)))
-                loaded = dirs[cid].load()
+                loaded = self.load_complex(dirs[cid])
                 self.scenes[key] = Scene(loaded.complex, options, provenance=loaded.provenance)
             return self.scenes[key]
 
@@ -102,14 +121,21 @@ class Worker:
         work folder for ``--tiny``).  The shards appear together at the end (each atomically); a complex
         that fails is left out and reported (``failed``), the others' rows still land.  The report:
         ``{"group", "shards", "failed": {id: why}, "skips": {task: ["id: why"]}, "items": {task: n},
-        "images": {task: n}}``.
+        "images": {task: n}, "examples": {item id: [png bytes or b"", ...]}}``.
+
+        An optional seventh element, ``{task: complex id}``, names the complexes whose first item of a
+        task the card's contact sheet is expected to show (:func:`~misi_tasks.engine.card_figures.example_complexes`):
+        ``examples`` then holds that item's shown image (:func:`~misi_tasks.engine.card_figures.example_image_index`;
+        the other images ``b""``), so the driver does not read it back from the shards.  It is not
+        JSON (the driver takes it out of the report).
         """
-        cfg, group, complexes, dirs, partner_ids, base = args
+        cfg, group, complexes, dirs, partner_ids, base = args[:6]
+        wanted: dict[str, str] = args[6] if len(args) > 6 else {}
         self.warm_up()
         mc = set(mc_tasks())
         report: dict[str, Any] = {"group": group.key, "failed": {}, "skips": {t: [] for t in cfg.tasks},
                                   "items": dict.fromkeys(cfg.tasks, 0), "images": dict.fromkeys(cfg.tasks, 0),
-                                  "shards": [group.shard(Path(), t).as_posix() for t in cfg.tasks]}
+                                  "shards": [group.shard(Path(), t).as_posix() for t in cfg.tasks], "examples": {}}
         writers: dict[str, ShardWriter] = {}
         try:
             for task in cfg.tasks:
@@ -133,8 +159,8 @@ class Worker:
                     if not items:
                         continue
                     letters = complex_letters(len(items), cfg.seed, task, group.split, cid) if task in mc else None
-                    writers[task].write((item.assign_letter(letters[k]) if letters else item).to_row()
-                                        for k, item in enumerate(items))
+                    rows = ((item.assign_letter(letters[k]) if letters else item).to_row() for k, item in enumerate(items))
+                    writers[task].write(_noting_example(rows, report["examples"]) if wanted.get(task) == cid else rows)
                     report["items"][task] += len(items)
                     report["images"][task] += sum(len(i.images) + len(i.option_images) for i in items)
                     del items
@@ -242,6 +268,22 @@ def _quiet_gc() -> None:
     depends on when the collector runs."""
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
+
+
+def _noting_example(rows: Iterable[dict[str, Any]], examples: dict[str, list[bytes]]) -> Iterator[dict[str, Any]]:
+    """Pass ``rows`` on; once they are all through, put into ``examples`` the first row's (by id)
+    image that the card's contact sheet shows, under the row's id (its other images ``b""``)."""
+    first: tuple[str, list[bytes]] | None = None
+    for row in rows:
+        k = example_image_index(row["image_roles"])
+        if (first is None or row["id"] < first[0]) and k < len(row["images"]):  # else check_row says why
+            images = [b""] * len(row["images"])
+            shown = row["images"][k]
+            images[k] = shown["bytes"] if isinstance(shown, dict) else shown
+            first = (row["id"], images)
+        yield row
+    if first is not None:
+        examples[first[0]] = first[1]
 
 
 def _one_line(exc: BaseException, where: Path | str) -> str:
