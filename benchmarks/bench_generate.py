@@ -50,12 +50,13 @@ import tempfile
 import time
 from pathlib import Path
 
-#: the environment's Arrow pool before misi is imported (misi_tasks.engine sets one for its own
-#: processes): a side-by-side run gets this, so each version chooses its pool as it would alone
+from misi_tasks.engine._malloc import arrow_uses_malloc, image_maker_memory
+
+#: the environment's Arrow pool before this script chose one: side-by-side runs get it back
 _ARROW_POOL_BEFORE_MISI = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+arrow_uses_malloc()  # as misi-gen starts: before pyarrow loads (engine/_malloc.py)
 
 from misi_tasks.engine import generate as generate_module  # noqa: E402
-from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
 from misi_tasks.engine.units import work_dir_for
 from misi_tasks.definitions.registry import TASK_NAMES
@@ -188,6 +189,12 @@ def _cpu_seconds() -> tuple[float, float, float]:
 _SIDE_RUN = r"""
 import json, resource, sys, time
 from pathlib import Path
+try:  # what misi-gen does as it starts, where this version does it (before pyarrow loads)
+    from misi_tasks.engine._malloc import arrow_uses_malloc
+except ImportError:
+    pass
+else:
+    arrow_uses_malloc()
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 a = json.loads(sys.argv[1])
 out = Path(a["out"])
@@ -218,9 +225,8 @@ def _side_run(src: Path, out: Path, args: argparse.Namespace, limit: int | None)
     """One generation in a fresh process importing misi from ``src``; its figures (see _SIDE_RUN)."""
     params = {"out": str(out), "input": str(args.input), "size": args.size, "workers": args.workers, "limit": limit}
     env = {**os.environ, "PYTHONPATH": str(src)}
-    env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
-    if _ARROW_POOL_BEFORE_MISI is not None:
-        env["ARROW_DEFAULT_MEMORY_POOL"] = _ARROW_POOL_BEFORE_MISI
+    if _ARROW_POOL_BEFORE_MISI is None:  # this process chose one for itself (above): each version chooses its own
+        env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
     proc = subprocess.run([sys.executable, "-c", _SIDE_RUN, json.dumps(params)], env=env, capture_output=True,
                           text=True)
     if proc.returncode != 0:

@@ -86,7 +86,11 @@ def _arrow_pool(code: str, **env: str) -> str:
                           env=full).stdout.split()[-1]
 
 
-def test_arrow_allocates_through_malloc_once_the_engine_is_imported() -> None:
-    code = "import misi_tasks.engine, pyarrow as pa\nprint(pa.default_memory_pool().backend_name)"
-    assert _arrow_pool(code) == "system"
-    assert _arrow_pool(code, ARROW_DEFAULT_MEMORY_POOL="mimalloc") == "mimalloc"  # the user's choice stays
+def test_misi_gen_allocates_arrow_through_malloc_and_a_library_import_does_not_choose() -> None:
+    run = ("from misi_tasks.engine.cli import main\nmain(['--check'])\n"
+           "import pyarrow as pa\nprint(pa.default_memory_pool().backend_name)")
+    assert _arrow_pool(run) == "system"
+    assert _arrow_pool(run, ARROW_DEFAULT_MEMORY_POOL="mimalloc") == "mimalloc"  # the user's choice stays
+    imported = "import misi_tasks.engine.cli, pyarrow as pa\nprint(pa.default_memory_pool().backend_name)"
+    default = _arrow_pool("import pyarrow as pa\nprint(pa.default_memory_pool().backend_name)")
+    assert _arrow_pool(imported) == default  # importing misi (a library) leaves the process's pool alone

@@ -17,7 +17,8 @@ pool (mimalloc) hands the row groups' buffers back to the kernel between row gro
 row group faulted them in again.  On the system pool they are reused like the image buffers
 (measured in ``docs/performance.md``, "CPU per image: where it goes").  Arrow reads
 that choice once, when pyarrow is imported, and ``pa.set_memory_pool`` changes only pyarrow's own
-allocations, not those of the Parquet writer; so :mod:`misi_tasks.engine` sets it on import.  The
+allocations, not those of the Parquet writer; so ``misi-gen`` sets it as it starts, before it
+imports pyarrow (a program's choice: importing misi as a library leaves the pool alone).  The
 Parquet bytes do not depend on the allocator.
 
 Transparent huge pages are turned off for the worker as well (:func:`no_transparent_huge_pages`):
@@ -92,7 +93,8 @@ def arrow_uses_malloc() -> bool:
     ``True`` when Arrow will use it.
 
     Arrow reads the variable when pyarrow is first imported, so this must run before that (as
-    :mod:`misi_tasks.engine` does); later, it only sets the variable for child processes.
+    ``misi-gen``'s :func:`~misi_tasks.engine.cli.main` does first); later, it only sets the variable
+    for child processes.
     """
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     return os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and "pyarrow" not in sys.modules
@@ -101,6 +103,6 @@ def arrow_uses_malloc() -> bool:
 def image_maker_memory() -> None:
     """The settings of a process that makes images: set once at its start (misi-gen's workers;
     misi-gen itself when it makes the images in-process, with one local worker).  Arrow's pool is
-    chosen earlier, on import (:func:`arrow_uses_malloc`)."""
+    chosen earlier, as misi-gen starts (:func:`arrow_uses_malloc`)."""
     keep_freed_memory()
     no_transparent_huge_pages()

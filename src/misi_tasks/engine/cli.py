@@ -154,6 +154,9 @@ def _parse_task_params(text: str | None) -> dict[str, dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     """Run ``misi-gen``: parse and check the arguments, stage remote folders, then one
     :func:`~misi_tasks.engine.generate.generate_dataset` (or ``--check``); return the exit status."""
+    from misi_tasks.engine._malloc import arrow_uses_malloc
+
+    arrow_uses_malloc()  # before pyarrow loads: this process and its workers allocate Arrow's buffers with malloc
     parser = build_parser()
     args = parser.parse_args(argv)
     remote_in = args.input if is_url(args.input) else None
