@@ -128,8 +128,8 @@ def imagecodecs_encoder(name: str, **params) -> Encoder:
 
 def options() -> dict[str, Callable[[], Encoder]]:
     """Option name -> factory (a factory may raise ImportError)."""
-    opts: dict[str, Callable[[], Encoder]] = {"misi encode_png (Up, zlib-ng 1)": lambda: current_misi}
-    for lvl in (2, 3, 4):
+    opts: dict[str, Callable[[], Encoder]] = {"misi encode_png (fpng)": lambda: current_misi}
+    for lvl in (1, 2, 3, 4):
         opts[f"PNG Up, zlib-ng {lvl}"] = lambda lvl=lvl: png_zlib_ng("up", lvl)
     opts["PNG Up, zlib-ng 1 RLE"] = lambda: png_zlib_ng("up", 1, zlib_ng.Z_RLE)
     opts["PNG Up, zlib-ng 4 RLE"] = lambda: png_zlib_ng("up", 4, zlib_ng.Z_RLE)

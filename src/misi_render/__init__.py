@@ -24,7 +24,7 @@ from misi_render.palette import (
     atom_radii,
     element_color,
 )
-from misi_render.png import PNG_COMPRESS_LEVEL, encode_png, save_png
+from misi_render.png import encode_png, save_png
 from misi_render.options import RenderOptions, Style
 from misi_render.render import RenderedView, moved_front_frame, render_views, warm_up
 from misi_render.screen import Projection, ScreenCoords
@@ -33,7 +33,6 @@ __all__ = [
     "BALL_SCALE",
     "LIGAND_BALL_SCALE",
     "LIGAND_STICK_RADIUS",
-    "PNG_COMPRESS_LEVEL",
     "Projection",
     "RenderOptions",
     "RenderedView",

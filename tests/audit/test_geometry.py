@@ -138,13 +138,14 @@ def test_lazy_pixels_classify_as_the_full_image():
     from PIL import Image
 
     from misi_render.png import encode_png
-    from misi_tasks.audit.pixels import class_map, classify
+    from misi_tasks.audit.pixels import _fast_pixels, class_map, classify
 
     rng = np.random.default_rng(3)
     img = np.zeros((96, 96, 3), np.uint8)
     img[20:50, 30:70] = rng.integers(0, 256, (30, 40, 3))  # a lit band; the rows below it are black
     img[60:70, 10:20] = (255, 13, 13)  # and a second patch: the band spans both
     data = encode_png(img)
+    assert _fast_pixels(data) is not None  # misi's PNGs take the fast path, not PIL
     ref = classify(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
     assert (ref == classify(img)).all()
     ys, xs = rng.integers(0, 96, (40, 7)), rng.integers(0, 96, (40, 7))

@@ -120,7 +120,8 @@ class Pixels:
 
 def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
     """(the filtered scanlines, height, width) of an 8-bit RGB, non-interlaced PNG whose rows all use
-    the "Up" filter (as misi writes them), else None."""
+    the "Up" filter (as misi writes them; the first row may say None, which for the first row is the
+    same thing), else None."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         return None
     pos, idat, head = 8, [], None
@@ -144,7 +145,7 @@ def _png_rows(data: bytes) -> tuple[np.ndarray, int, int] | None:
     if len(raw) != size:
         return None
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, 3 * w + 1)
-    if not np.all(rows[:, 0] == 2):
+    if rows[0, 0] not in (0, 2) or not np.all(rows[1:, 0] == 2):
         return None
     return rows[:, 1:], h, w
 
