@@ -51,10 +51,13 @@ import time
 from pathlib import Path
 
 from misi_tasks.engine._malloc import arrow_uses_malloc, image_maker_memory
+from misi_tasks.engine._threads import blas_threads_by_default, one_blas_thread
 
 #: the environment's Arrow pool before this script chose one: side-by-side runs get it back
 _ARROW_POOL_BEFORE_MISI = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
 arrow_uses_malloc()  # as misi-gen starts: before pyarrow loads (engine/_malloc.py)
+_BLAS_THREADS_BEFORE_MISI = os.environ.get("OPENBLAS_NUM_THREADS")
+blas_threads_by_default()  # and before numpy loads (engine/_threads.py)
 
 from misi_tasks.engine import generate as generate_module  # noqa: E402
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
@@ -195,6 +198,12 @@ except ImportError:
     pass
 else:
     arrow_uses_malloc()
+try:  # before numpy loads, where this version does it
+    from misi_tasks.engine._threads import blas_threads_by_default
+except ImportError:
+    pass
+else:
+    blas_threads_by_default()
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
 a = json.loads(sys.argv[1])
 out = Path(a["out"])
@@ -227,6 +236,8 @@ def _side_run(src: Path, out: Path, args: argparse.Namespace, limit: int | None)
     env = {**os.environ, "PYTHONPATH": str(src)}
     if _ARROW_POOL_BEFORE_MISI is None:  # this process chose one for itself (above): each version chooses its own
         env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    if _BLAS_THREADS_BEFORE_MISI is None:  # the same for the BLAS threads
+        env.pop("OPENBLAS_NUM_THREADS", None)
     proc = subprocess.run([sys.executable, "-c", _SIDE_RUN, json.dumps(params)], env=env, capture_output=True,
                           text=True)
     if proc.returncode != 0:
@@ -358,6 +369,7 @@ def main() -> None:
                              ray_address=args.ray_address)
         if args.workers == 1 and args.backend == "local":  # in-process, as misi-gen --workers 1 runs it
             image_maker_memory()
+            one_blas_thread()
         t0 = time.perf_counter()
         cpu0 = _cpu_seconds()
         summary = generate_dataset(cfg, progress=False)

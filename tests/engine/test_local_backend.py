@@ -150,3 +150,38 @@ def test_without_ray_the_ray_backend_says_how_to_install_it(monkeypatch, capsys)
         main(["--task", "T1", "--out", "x", "--backend", "ray"])
     assert exc.value.code == 2
     assert '--backend ray needs Ray: pip install "misi[ray]"' in capsys.readouterr().err
+
+
+def _blas_threads(_job: int) -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
+def test_forked_misi_workers_use_one_blas_thread_whatever_the_driver_has():
+    from threadpoolctl import threadpool_limits
+
+    from misi_tasks.engine.worker import init_worker
+
+    with threadpool_limits(limits=3, user_api="blas"):  # the driver's OpenBLAS, read when numpy loaded
+        assert _blas_threads(0) == 3
+        with LocalBackend(2, start="fork") as backend:
+            plain = set(backend.map(_blas_threads, range(2)))
+        with LocalBackend(2, start="fork") as backend:
+            misi = set(backend.map(_blas_threads, range(4), setup=init_worker))
+    assert plain == {3}  # the environment the backend sets does not reach a forked worker's OpenBLAS
+    assert misi == {1}
+
+
+def test_misi_gen_starts_numpy_with_one_blas_thread_unless_told_otherwise():
+    code = ("from misi_tasks.engine import cli\n"
+            "try:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "import numpy\nfrom threadpoolctl import threadpool_info\n"
+            "print(max(lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == "1"
+    env["OPENBLAS_NUM_THREADS"] = "2"  # the user's choice stands
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == "2"

@@ -155,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``misi-gen``: parse and check the arguments, stage remote folders, then one
     :func:`~misi_tasks.engine.generate.generate_dataset` (or ``--check``); return the exit status."""
     from misi_tasks.engine._malloc import arrow_uses_malloc
+    from misi_tasks.engine._threads import blas_threads_by_default
 
     arrow_uses_malloc()  # before pyarrow loads: this process and its workers allocate Arrow's buffers with malloc
+    blas_threads_by_default()  # before numpy loads: one OpenBLAS thread here and in the workers
     parser = build_parser()
     args = parser.parse_args(argv)
     remote_in = args.input if is_url(args.input) else None
@@ -246,9 +248,11 @@ def _run_generation(cfg: "GenerateConfig", quiet: bool) -> None:
     """:func:`~misi_tasks.engine.generate.generate_dataset` and its summary, failures as :class:`CliError`."""
     from misi_tasks.engine._malloc import image_maker_memory
     from misi_tasks.engine.generate import TINY_PER_TASK, NoComplexLoaded, generate_dataset
+    from misi_tasks.engine._threads import one_blas_thread
 
     if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
         image_maker_memory()
+        one_blas_thread()
     try:
         summary = generate_dataset(cfg, progress=not quiet)
     except NoComplexLoaded as exc:  # the usual summary, with every complex's reason, then the error

@@ -34,6 +34,7 @@ from misi_tasks.dataset import ShardWriter
 from misi_tasks.definitions.items import Item
 from misi_tasks.definitions.registry import mc_tasks
 from misi_tasks.engine._malloc import image_maker_memory
+from misi_tasks.engine._threads import one_blas_thread
 from misi_tasks.engine.card_figures import example_image_index, heavy_atoms
 from misi_tasks.engine.provenance import save_provenance
 from misi_tasks.engine.shards import complex_letters
@@ -245,6 +246,7 @@ def init_worker() -> None:
     warm_up_once(block=False)
     _quiet_gc()
     image_maker_memory()  # reuse the per-image buffers, in 4 kB pages (engine/_malloc.py)
+    one_blas_thread()
 
 
 def _before_fork() -> None:
