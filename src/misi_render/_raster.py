@@ -46,11 +46,14 @@ vector width); the image is then written through a flat view, with no per-pixel 
 
 **Performance notes.**  The row loops of spheres and sticks are branch-free (validity is a mask,
 the two-layer insert is written with selects) and index one buffer at constant field offsets, so
-LLVM vectorises them with no run-time overlap checks; each row is widened to whole groups of 8
-pixels (the extra pixels fail the exact coverage test, or fall in buffer columns past the tile's
-last column, which are never read), so there is no remainder loop.  Groups of 8, not 4: with
-AVX-512 (8 doubles a vector) groups of 4 left a remainder pass on most rows; 8 measured 13 %
-faster for the whole kernel there, 16 slower.  numba reference-counts array
+LLVM vectorises them with no run-time overlap checks; each row is widened to whole groups of
+:data:`LANES` pixels, one vector of doubles (the extra pixels fail the exact coverage test, or fall
+in buffer columns past the tile's last column, which are never read), so there is no remainder
+loop.  The group follows the CPU the kernels are compiled for: 8 with AVX-512, where groups of 4
+left a remainder pass on most rows (8 measured 13 % faster for the whole kernel there, 16
+slower); 4 otherwise, where 8 widened the typical rows (sticks ~9 px wide, spheres ~21 px at
+1024 px) by more pixels for nothing (4 measured 6-7 % faster for the whole kernel on an AVX2
+AMD EPYC, ``docs/performance.md``).  The pixels drawn are the same for any group.  numba reference-counts array
 arguments on every call of a jitted helper, so per-fragment and per-pixel work is either written
 inline or done by helpers that take scalars only; helpers taking arrays are called once per
 primitive or tile.  Array indices in the hot loops are cast to ``np.uint64`` where they are known
@@ -73,6 +76,22 @@ _PJIT = dict(_JIT, parallel=True)
 #: LLVM proves them apart and vectorises the insert loops without run-time overlap checks.
 T = 64
 _TT = T * T
+
+
+def _vector_lanes() -> int:
+    """Doubles in one vector register of the CPU numba compiles for: 8 with AVX-512, else 4."""
+    features = nb.config.CPU_FEATURES  # set when numba is told to compile for another CPU
+    if features is None:
+        from llvmlite import binding
+
+        return 8 if binding.get_host_cpu_features().get("avx512f", False) else 4
+    return 8 if "+avx512f" in features.split(",") else 4
+
+
+#: Pixels per group of a drawn row (see "Performance notes"); a compile-time constant of the kernels,
+#: and numba keys its on-disk cache by the CPU's features, so a cache never holds the other width.
+LANES = _vector_lanes()
+_LANE_MASK = LANES - 1
 _F1, _F2, _F3, _F4, _F5 = (np.uint64(k * _TT) for k in range(1, 6))
 
 
@@ -145,9 +164,9 @@ def _draw_sphere(i, cx, cy, cz, r, X0, Y0, tw, th, colx, L):
         if jhi < jlo:
             continue
         base = np.uint64(pp * T)
-        # whole groups of 8 (one AVX-512 vector, two AVX2 ones): no remainder loop; the extra pixels
-        # fail the exact test (or lie in buffer columns past the tile's last one, never read)
-        for j in range(np.uint64(jlo & ~7), np.uint64(jhi | 7) + np.uint64(1)):  # vectorised
+        # whole groups of LANES pixels (one vector): no remainder loop; the extra pixels fail the
+        # exact test (or lie in buffer columns past the tile's last one, never read)
+        for j in range(np.uint64(jlo & ~_LANE_MASK), np.uint64(jhi | _LANE_MASK) + np.uint64(1)):  # vectorised
             o = base + j
             dx = colx[j] - cx
             d2 = dx * dx + dy * dy
@@ -208,9 +227,9 @@ def _draw_stick(pid, ax, ay, az, ux, uy, uz, length, rho, X0, Y0, tw, th, colx, 
         if jhi < jlo:
             continue
         base = np.uint64(pp * T)
-        # whole groups of 8 (one AVX-512 vector, two AVX2 ones): no remainder loop; the extra pixels
-        # fail the exact test (or lie in buffer columns past the tile's last one, never read)
-        for j in range(np.uint64(jlo & ~7), np.uint64(jhi | 7) + np.uint64(1)):  # vectorised
+        # whole groups of LANES pixels (one vector): no remainder loop; the extra pixels fail the
+        # exact test (or lie in buffer columns past the tile's last one, never read)
+        for j in range(np.uint64(jlo & ~_LANE_MASK), np.uint64(jhi | _LANE_MASK) + np.uint64(1)):  # vectorised
             o = base + j
             wx = colx[j] - ax
             dl = abs(wx * ey - dy * ex)

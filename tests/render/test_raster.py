@@ -128,6 +128,43 @@ def test_kernel_without_jit_gives_the_same_image():
         assert ref["vis"] == vis.tolist()
 
 
+_LANES_SCENES = [(21, 200, 24, 30, 64), (22, 130, 12, 10, 40), (23, 96, 30, 40, 16)]
+
+_LANES_SCRIPT = r"""
+import json, sys
+import numpy as np
+from misi_render import _raster
+_raster.LANES = int(sys.argv[1])  # read when the kernels compile (first call), in a fresh numba cache
+_raster._LANE_MASK = _raster.LANES - 1
+from tests.render.test_raster import _LANES_SCENES, random_scene, run_kernel  # run from the repository root
+out = []
+for seed, size, n, nb, tile in _LANES_SCENES:
+    img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
+    out.append({"img": img.tolist(), "vis": vis.tolist()})
+print(json.dumps(out))
+"""
+
+
+def test_the_row_groups_of_either_vector_width_draw_the_same_image(tmp_path):
+    """Rows are widened to groups of 4 or 8 pixels, after the CPU (``_raster.LANES``): a kernel
+    compiled with the other width gives the same bytes, so output never depends on the CPU."""
+    from misi_render import _raster
+
+    other = 8 if _raster.LANES == 4 else 4
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    res = subprocess.run(
+        [sys.executable, "-c", _LANES_SCRIPT, str(other)], cwd=Path(__file__).resolve().parents[2],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = json.loads(res.stdout.strip().splitlines()[-1])
+    for (seed, size, n, nb, tile), ref in zip(_LANES_SCENES, data, strict=True):
+        img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
+        assert img.any()
+        assert np.array_equal(np.array(ref["img"], dtype=np.uint8), img), (seed, size, tile)
+        assert ref["vis"] == vis.tolist()
+
+
 def test_tile_edge_above_the_buffer_is_refused():
     with pytest.raises(ValueError, match="tile"):
         run_kernel(16, random_scene(1, 16, 2, 1), tile=65)
