@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_render import pymol_style  # this folder: the same PyMOL scene style as bench_render.py
+
 from misi_geom import load_complex
 from misi_render import RenderOptions, render_views, save_png, warm_up
 
@@ -38,15 +40,7 @@ def pymol_view(cmd, folder: Path, size: int, out: Path) -> None:
     ligand = folder / f"{folder.name}_ligand.sdf"
     cmd.load(str(ligand if ligand.exists() else folder / f"{folder.name}_ligand.mol2"), "ligand")
     cmd.remove("hydro or solvent")
-    cmd.hide("everything")
-    cmd.show("sticks")
-    cmd.show("spheres")
-    cmd.set("sphere_scale", 0.25)
-    cmd.set("stick_radius", 0.15)
-    cmd.bg_color("black")
-    cmd.label("pocket and name CA", 'resn+" "+resi')
-    cmd.label("ligand", "name")
-    cmd.orient()
+    pymol_style(cmd, "pocket", "ligand")
     cmd.png(str(out), width=size, height=size, ray=1)
 
 

@@ -152,6 +152,20 @@ def bench_scene(c: Complex, size: int, n_views: int, repeats: int, out_dir: Path
     }
 
 
+def pymol_style(cmd, pocket: str, ligand: str) -> None:
+    """Show what PyMOL has loaded as misi draws it: balls and sticks on black, residues labelled
+    "ASN 460" at their CA, ligand atoms by name (``pocket``, ``ligand``: PyMOL selections)."""
+    cmd.hide("everything")
+    cmd.show("sticks")
+    cmd.show("spheres")
+    cmd.set("sphere_scale", 0.25)
+    cmd.set("stick_radius", 0.15)
+    cmd.bg_color("black")
+    cmd.label(f"({pocket}) and name CA", 'resn+" "+resi')
+    cmd.label(ligand, "name")
+    cmd.orient()
+
+
 def pymol_time(c: Complex, size: int, repeats: int, out_dir: Path) -> float | None:
     """Median seconds for PyMOL to ray-trace and write the same scene, or None without PyMOL."""
     try:
@@ -174,15 +188,7 @@ def pymol_time(c: Complex, size: int, repeats: int, out_dir: Path) -> float | No
     with pymol2.PyMOL() as p:
         cmd = p.cmd
         cmd.load(str(pdb), "scene")
-        cmd.hide("everything")
-        cmd.show("sticks")
-        cmd.show("spheres")
-        cmd.set("sphere_scale", 0.25)
-        cmd.set("stick_radius", 0.15)
-        cmd.bg_color("black")
-        cmd.label("name CA and not hetatm", 'resn+" "+resi')
-        cmd.label("hetatm", "name")
-        cmd.orient()
+        pymol_style(cmd, "not hetatm", "hetatm")
         for rep in range(repeats):
             t0 = time.perf_counter()
             cmd.png(str(out_dir / "pymol.png"), width=size, height=size, ray=1)

@@ -102,67 +102,52 @@ def test_depth_ties_go_to_the_smaller_atom_index():
 # once changed a few edge pixels by up to 100 levels, which the reference tolerance could miss).
 _NOJIT_SCENES = [(5, 24, 5, 3, 8), (11, 32, 6, 5, 16), (12, 30, 6, 5, 12), (13, 32, 7, 6, 32)]
 
-_NOJIT_SCRIPT = r"""
-import json
-import numpy as np
-from tests.render.test_raster import _NOJIT_SCENES, random_scene, run_kernel  # run from the repository root
-out = []
-for seed, size, n, nb, tile in _NOJIT_SCENES:
-    img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
-    out.append({"img": img.tolist(), "vis": vis.tolist()})
-print(json.dumps(out))
-"""
-
-
-def test_kernel_without_jit_gives_the_same_image():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    res = subprocess.run(
-        [sys.executable, "-c", _NOJIT_SCRIPT], cwd=Path(__file__).resolve().parents[2],
-        capture_output=True, text=True, env=env, timeout=300,
-    )  # fmt: skip
-    assert res.returncode == 0, res.stderr[-2000:]
-    data = json.loads(res.stdout.strip().splitlines()[-1])
-    for (seed, size, n, nb, tile), ref in zip(_NOJIT_SCENES, data, strict=True):
-        img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
-        assert np.array_equal(np.array(ref["img"], dtype=np.uint8), img), (seed, size, tile)
-        assert ref["vis"] == vis.tolist()
-
-
+# Scenes for the row-group comparison: bigger balls and sticks, so rows span several groups.
 _LANES_SCENES = [(21, 200, 24, 30, 64), (22, 130, 12, 10, 40), (23, 96, 30, 40, 16)]
 
-_LANES_SCRIPT = r"""
+_KERNEL_SCRIPT = r"""
 import json, sys
-import numpy as np
 from misi_render import _raster
-_raster.LANES = int(sys.argv[1])  # read when the kernels compile (first call), in a fresh numba cache
-_raster._LANE_MASK = _raster.LANES - 1
-from tests.render.test_raster import _LANES_SCENES, random_scene, run_kernel  # run from the repository root
+if len(sys.argv) > 2:  # rows widened to groups of this many pixels: read when the kernels compile
+    _raster.LANES = int(sys.argv[2])
+    _raster._LANE_MASK = _raster.LANES - 1
+from tests.render.test_raster import random_scene, run_kernel  # run from the repository root
 out = []
-for seed, size, n, nb, tile in _LANES_SCENES:
+for seed, size, n, nb, tile in json.loads(sys.argv[1]):
     img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
     out.append({"img": img.tolist(), "vis": vis.tolist()})
 print(json.dumps(out))
 """
 
 
-def test_the_row_groups_of_either_vector_width_draw_the_same_image(tmp_path):
-    """Rows are widened to groups of 4 or 8 pixels, after the CPU (``_raster.LANES``): a kernel
-    compiled with the other width gives the same bytes, so output never depends on the CPU."""
-    from misi_render import _raster
-
-    other = 8 if _raster.LANES == 4 else 4
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+def assert_kernel_elsewhere_draws_the_same(scenes, env, *args):
+    """The kernel run in a fresh process with ``env`` (and ``args`` for the script above) draws
+    exactly this process's images and visibility on ``scenes`` ((seed, size, n, bonds, tile) each)."""
     res = subprocess.run(
-        [sys.executable, "-c", _LANES_SCRIPT, str(other)], cwd=Path(__file__).resolve().parents[2],
+        [sys.executable, "-c", _KERNEL_SCRIPT, json.dumps(scenes), *args], cwd=Path(__file__).resolve().parents[2],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr[-2000:]
     data = json.loads(res.stdout.strip().splitlines()[-1])
-    for (seed, size, n, nb, tile), ref in zip(_LANES_SCENES, data, strict=True):
+    for (seed, size, n, nb, tile), ref in zip(scenes, data, strict=True):
         img, vis = run_kernel(size, random_scene(seed, size, n, nb), tile=tile)
         assert img.any()
         assert np.array_equal(np.array(ref["img"], dtype=np.uint8), img), (seed, size, tile)
         assert ref["vis"] == vis.tolist()
+
+
+def test_kernel_without_jit_gives_the_same_image():
+    assert_kernel_elsewhere_draws_the_same(_NOJIT_SCENES, dict(os.environ, NUMBA_DISABLE_JIT="1"))
+
+
+def test_the_row_groups_of_either_vector_width_draw_the_same_image(tmp_path):
+    """Rows are widened to groups of 4 or 8 pixels, after the CPU (``_raster.LANES``): a kernel
+    compiled with the other width (in a fresh numba cache) gives the same bytes, so output never
+    depends on the CPU."""
+    from misi_render import _raster
+
+    other = 8 if _raster.LANES == 4 else 4
+    assert_kernel_elsewhere_draws_the_same(_LANES_SCENES, dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)), str(other))
 
 
 def test_tile_edge_above_the_buffer_is_refused():
