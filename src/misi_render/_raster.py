@@ -76,6 +76,12 @@ _PJIT = dict(_JIT, parallel=True)
 #: LLVM proves them apart and vectorises the insert loops without run-time overlap checks.
 T = 64
 _TT = T * T
+#: Padding (doubles) of each row of the gathered shading inputs ``J1``/``J2``.  Unpadded, a full
+#: tile's rows lie 32 KB apart, so the eight values stored per fragment (and the layer fields read
+#: beside them) all map to one set of the 8-way 32 KB L1 cache and evict each other; 40 doubles
+#: (5 cache lines) put the eight rows in eight sets: 7-10 % off the whole kernel (best of 15-21
+#: rounds, 36 dev views at 1024 px, AVX2 AMD EPYC), same bytes.
+_J_PAD = 40
 
 
 def _vector_lanes() -> int:
@@ -482,7 +488,7 @@ def _draw_row(ty, start, items, ntiles_x, tile, size, cx, cy, cz, rad, rgb,
     """Draw one row of tiles with scratch buffers allocated once for the row."""
     L = np.empty(6 * _TT)
     colx = np.empty(T)
-    J1, J2 = np.empty((8, tile * tile)), np.empty((8, tile * tile))
+    J1, J2 = np.empty((8, tile * tile + _J_PAD)), np.empty((8, tile * tile + _J_PAD))
     O1, O2 = np.empty((3, tile * tile)), np.empty((3, tile * tile))
     jpix = np.empty(tile * tile, dtype=np.int64)
     jpar = np.empty(tile * tile, dtype=np.int64)
