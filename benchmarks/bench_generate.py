@@ -50,8 +50,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from misi_tasks.engine._malloc import arrow_uses_malloc, image_maker_memory
-from misi_tasks.engine._threads import blas_threads_by_default, one_blas_thread
+from misi_tasks.engine._malloc import arrow_uses_malloc
+from misi_tasks.engine._threads import blas_threads_by_default
 
 #: the environment's Arrow pool before this script chose one: side-by-side runs get it back
 _ARROW_POOL_BEFORE_MISI = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
@@ -62,6 +62,7 @@ blas_threads_by_default()  # and before numpy loads (engine/_threads.py)
 from misi_tasks.engine import generate as generate_module  # noqa: E402
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset, generate_items
 from misi_tasks.engine.units import work_dir_for
+from misi_tasks.engine.worker import become_image_maker
 from misi_tasks.definitions.registry import TASK_NAMES
 from misi_geom.samples import sample_root
 
@@ -368,8 +369,7 @@ def main() -> None:
                              workers=args.workers, limit=args.limit, backend=args.backend,
                              ray_address=args.ray_address)
         if args.workers == 1 and args.backend == "local":  # in-process, as misi-gen --workers 1 runs it
-            image_maker_memory()
-            one_blas_thread()
+            become_image_maker()
         t0 = time.perf_counter()
         cpu0 = _cpu_seconds()
         summary = generate_dataset(cfg, progress=False)

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import misi_tasks.engine.generate as generate
-from misi_tasks.engine._malloc import image_maker_memory
 from misi_tasks.engine.generate import GenerateConfig, generate_dataset
+from misi_tasks.engine.worker import become_image_maker
 from misi_geom.samples import sample_root
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdbbind_dev"
@@ -139,7 +139,7 @@ def run_once(backend: str, cpus: int, input_dir: Path, size: int, limit: int | N
         cfg = GenerateConfig(input_dir=input_dir, out_dir=out, split="test", size=size, workers=cpus,
                              limit=limit, backend=backend)
         if backend == "local" and cpus == 1:  # in-process, as misi-gen --workers 1 runs it
-            image_maker_memory()
+            become_image_maker()
         c0, t0 = tree_cpu_seconds(), time.perf_counter()
         summary = generate_dataset(cfg, progress=False)
         run.wall = time.perf_counter() - t0

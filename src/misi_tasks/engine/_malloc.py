@@ -101,8 +101,8 @@ def arrow_uses_malloc() -> bool:
 
 
 def image_maker_memory() -> None:
-    """The settings of a process that makes images: set once at its start (misi-gen's workers;
-    misi-gen itself when it makes the images in-process, with one local worker).  Arrow's pool is
-    chosen earlier, as misi-gen starts (:func:`arrow_uses_malloc`)."""
+    """The memory settings of a process that makes images, set once at its start (through
+    :func:`misi_tasks.engine.worker.become_image_maker`, which also limits its BLAS threads).
+    Arrow's pool is chosen earlier, as misi-gen starts (:func:`arrow_uses_malloc`)."""
     keep_freed_memory()
     no_transparent_huge_pages()

@@ -246,13 +246,11 @@ def _staged_input(args: argparse.Namespace, remote_in: str | None, remote_out: s
 
 def _run_generation(cfg: "GenerateConfig", quiet: bool) -> None:
     """:func:`~misi_tasks.engine.generate.generate_dataset` and its summary, failures as :class:`CliError`."""
-    from misi_tasks.engine._malloc import image_maker_memory
-    from misi_tasks.engine._threads import one_blas_thread
     from misi_tasks.engine.generate import TINY_PER_TASK, NoComplexLoaded, generate_dataset
+    from misi_tasks.engine.worker import become_image_maker
 
     if cfg.workers == 1 and cfg.backend == "local":  # the images are made in this process
-        image_maker_memory()
-        one_blas_thread()
+        become_image_maker()
     try:
         summary = generate_dataset(cfg, progress=not quiet)
     except NoComplexLoaded as exc:  # the usual summary, with every complex's reason, then the error

@@ -245,7 +245,15 @@ def init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_up_once(block=False)
     _quiet_gc()
-    image_maker_memory()  # reuse the per-image buffers, in 4 kB pages (engine/_malloc.py)
+    become_image_maker()
+
+
+def become_image_maker() -> None:
+    """The settings of a process that makes images, set once at its start (a worker; ``misi-gen``
+    itself when it makes the images in-process): reuse the per-image buffers, in 4 kB pages
+    (:func:`~misi_tasks.engine._malloc.image_maker_memory`), and one BLAS thread
+    (:func:`~misi_tasks.engine._threads.one_blas_thread`)."""
+    image_maker_memory()
     one_blas_thread()
 
 
