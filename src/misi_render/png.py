@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from fpng import fpng_ext
 
-__all__ = ["encode_png", "save_png"]
+__all__ = ["decode_png", "encode_png", "save_png"]
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:
@@ -57,6 +57,17 @@ def encode_png(image: np.ndarray) -> bytes:
         A complete PNG file; the same image always gives the same bytes (same package versions).
     """
     return fpng_ext.encode_ndarray(_check_image(image))
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """The pixels of PNG bytes as a uint8 (H, W, 3) array (PNG is lossless: for bytes from
+    :func:`encode_png`, exactly the image encoded)."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        return np.array(im.convert("RGB"), dtype=np.uint8)
 
 
 def save_png(image: np.ndarray, path: str | os.PathLike) -> Path:

@@ -54,15 +54,20 @@ class Worker:
     loaded.
 
     ``keep`` is how many scenes it holds (a complex and the partners T5 draws for it); a scene holds
-    its renders, so they are few.  ``keep_loaded`` is how many loaded complexes it holds besides
-    (arrays, no images): the complexes a worker checked, then generated and drew as T5 partners,
-    are read from their files once instead of once per scene.
+    its renders, so they are few.  ``keep_compact`` is how many more it keeps compacted (their
+    encoded base views as PNG bytes, :meth:`Scene.compact`) after they leave those few.
+    ``keep_loaded`` is how many loaded complexes it holds besides (arrays, no images): the
+    complexes a worker checked, then generated and drew as T5 partners, are read from their files
+    once instead of once per scene.
     """
 
-    def __init__(self, keep: int = 5, keep_loaded: int = 24) -> None:
+    def __init__(self, keep: int = 5, keep_loaded: int = 24, keep_compact: int = 24) -> None:
         #: (complex source, render options) -> Scene, oldest first
         self.scenes: dict[tuple, Scene] = {}
         self.keep = keep
+        #: the scenes that left :attr:`scenes`, compacted (:meth:`Scene.compact`), least recently used first
+        self.compact_scenes: dict[tuple, Scene] = {}
+        self.keep_compact = keep_compact
         #: complex source -> its LoadedComplex, least recently used first
         self.loaded: dict[Any, Any] = {}
         self.keep_loaded = keep_loaded
@@ -88,12 +93,28 @@ class Worker:
             key = (dirs[cid], options)
             if key not in self.scenes:
                 if len(self.scenes) >= self.keep:
-                    self.scenes.pop(next(iter(self.scenes)))
-                loaded = self.load_complex(dirs[cid])
-                self.scenes[key] = Scene(loaded.complex, options, provenance=loaded.provenance)
+                    oldest = next(iter(self.scenes))
+                    self._keep_compact(oldest, self.scenes.pop(oldest))
+                scene = self.compact_scenes.pop(key, None)
+                if scene is None:
+                    loaded = self.load_complex(dirs[cid])
+                    scene = Scene(loaded.complex, options, provenance=loaded.provenance)
+                self.scenes[key] = scene
             return self.scenes[key]
 
         return load
+
+    def _keep_compact(self, key: tuple, scene: Scene) -> None:
+        """Keep a scene that leaves :attr:`scenes` in :attr:`compact_scenes`, compacted.
+
+        A T5 partner is drawn for one complex and often again later (as another complex's partner,
+        or as a complex of a later group): its scene comes back with the base views it drew and
+        encoded (7 % of a run's renders were such repeats on the dev set), its H-bonds and frames,
+        instead of drawing them again.  Scenes give the same results however they were kept."""
+        scene.compact()
+        self.compact_scenes[key] = scene
+        if len(self.compact_scenes) > self.keep_compact:
+            self.compact_scenes.pop(next(iter(self.compact_scenes)))
 
     def warm_up(self, block: bool = True) -> bool:
         """Load the kernels once for this worker (see :func:`warm_up_once`)."""
