@@ -22,7 +22,7 @@ stamps only for texts of those characters, and only at a font size where a set o
 drawing in this process; otherwise it lets Pillow draw the text.  ``tests/render/test_glyph_stamps.py``
 compares the two on every label of the bundled and dev complexes and on random strings.
 
-Every call holds the lock the caller passes (FreeType faces are not thread-safe).
+Callers hold :data:`misi_render.labels.FREETYPE_LOCK` (FreeType faces are not thread-safe).
 """
 
 from __future__ import annotations

@@ -195,9 +195,9 @@ _STAMP_PROBES = ("ASN 460", "TYR 1021 A", "LYS 7", "AVA", "LT WAW", "C1'", "N_1"
 def _stamps_agree(px: int) -> bool:
     """Whether stamped text is byte-identical to Pillow's at ``px`` in this process (on
     :data:`_STAMP_PROBES`); False sends every label of that size to Pillow."""
-    return all(all(np.array_equal(a, b) for a, b in zip(_stamped_masks(t, px, ink_box(t, px)),
-                                                        _pillow_masks(t, px, ink_box(t, px))))
-               for t in _STAMP_PROBES)
+    boxes = [ink_box(t, px) for t in _STAMP_PROBES]
+    return all(np.array_equal(a, b) for t, box in zip(_STAMP_PROBES, boxes)
+               for a, b in zip(_stamped_masks(t, px, box), _pillow_masks(t, px, box)))
 
 
 def _stamped_masks(text: str, px: int, b: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:

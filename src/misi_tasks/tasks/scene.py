@@ -21,7 +21,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from misi_geom import SE3, CameraFrame, Complex, fit_frame, view_rotation
-from misi_render import RenderedView, RenderOptions, encode_png, moved_front_frame, render_views
+from misi_render import RenderedView, RenderOptions, moved_front_frame, render_views
 from misi_render.labels import pocket_has_chains, with_unique_ligand_labels
 from misi_geom.residues import atom_residue_label
 
@@ -156,9 +156,9 @@ class Scene:
         """PNG bytes of a render; the base views are encoded once and shared."""
         key = next((k for k, v in self._views.items() if v is rv), None)
         if key is None:
-            return encode_png(rv.image)
+            return rv.png_bytes()
         if key not in self._png:
-            self._png[key] = encode_png(rv.image)
+            self._png[key] = rv.png_bytes()
         return self._png[key]
 
     def pngs(self, rvs: Sequence[RenderedView]) -> list[bytes]:
